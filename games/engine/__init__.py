@@ -1,0 +1,72 @@
+"""Medieval Mastery rules engine: pure Python, no I/O, no clock, no global randomness.
+
+Public API (architecture §2)::
+
+    state = new_game(setup)                       # R18–R25
+    action = parse_action({"type": "advance", "to": "t12", "knights": 4})
+    transition = apply(state, seat, action)       # -> Transition(state, events)
+    pending(state) -> list[Prompt]                # who must decide now, with timeout actions
+    legal_actions(state, seat) -> list[Action]
+    view_for(state, viewer) / redact_event(event, viewer)
+    replay(setup, actions) -> state
+    to_dict(state) / from_dict(data) / state_hash(state)
+"""
+
+from .actions import Action, card_id, parse_action
+from .content import Board, Content, load_board, load_content
+from .errors import ContentError, ErrorCode, IllegalAction, InvalidActionPayload
+from .prompts import Prompt, legal_actions, pending
+from .record import RECORD_FORMAT, ReplayError, make_record, replay
+from .rules import (
+    OPTION_DEFAULTS,
+    Transition,
+    advance_targets,
+    apply,
+    current_phase,
+    dice_in_use,
+    new_game,
+    normalize_setup,
+    supplied,
+    victory_points,
+)
+from .state import GameState, canonical_json, from_dict, state_hash, to_dict
+from .view import public_summary, redact_event, view_for
+
+__all__ = [
+    "OPTION_DEFAULTS",
+    "RECORD_FORMAT",
+    "Action",
+    "Board",
+    "Content",
+    "ContentError",
+    "ErrorCode",
+    "GameState",
+    "IllegalAction",
+    "InvalidActionPayload",
+    "Prompt",
+    "ReplayError",
+    "Transition",
+    "advance_targets",
+    "apply",
+    "canonical_json",
+    "card_id",
+    "current_phase",
+    "dice_in_use",
+    "from_dict",
+    "legal_actions",
+    "load_board",
+    "load_content",
+    "make_record",
+    "new_game",
+    "normalize_setup",
+    "parse_action",
+    "pending",
+    "public_summary",
+    "redact_event",
+    "replay",
+    "state_hash",
+    "supplied",
+    "to_dict",
+    "victory_points",
+    "view_for",
+]

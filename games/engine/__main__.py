@@ -1,0 +1,109 @@
+"""Command line: ``python -m games.engine replay RECORD.json`` and ``python -m games.engine play``.
+
+``replay`` prints ``{"summary": ..., "state_hash": ...}`` as JSON and exits 0, or prints
+``{"error": code, "index": i}`` and exits 2 when action ``i`` is illegal or malformed (1 for a bad file or
+setup). ``play`` plays a full game with the random-legal bot and prints a summary and the record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from .actions import Action
+from .bot import choose, next_decision
+from .errors import ContentError
+from .record import ReplayError, make_record, replay
+from .rng import Rng
+from .rules import new_game
+from .state import state_hash
+from .view import public_summary
+
+_FLAGS = ("castle_siege", "cut_throat", "skirmish", "mayhem", "castle_lake_link")
+
+
+def play_random_game(
+    setup: dict[str, Any], bot_seed: int, max_actions: int = 20000
+) -> tuple[Any, list[tuple[int, Action]]]:
+    """Play ``setup`` to the end with the random-legal bot; return ``(final state, [(seat, action)])``.
+
+    Stops early (game not over) after ``max_actions`` actions.
+    """
+    state = new_game(setup)
+    rng = Rng(bot_seed)
+    history: list[tuple[int, Action]] = []
+    while len(history) < max_actions:
+        seat = next_decision(state)
+        if seat is None:
+            break
+        action = choose(state, seat, rng)
+        assert action is not None
+        state = _apply(state, seat, action)
+        history.append((seat, action))
+    return state, history
+
+
+def _apply(state: Any, seat: int, action: Action) -> Any:
+    from .rules import apply
+
+    return apply(state, seat, action).state
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the process exit status."""
+    parser = argparse.ArgumentParser(
+        prog="python -m games.engine", description="Medieval Mastery rules engine"
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    rp = sub.add_parser("replay", help="replay a game record and print the final public summary")
+    rp.add_argument("record")
+    pp = sub.add_parser("play", help="play a full game with random-legal bots")
+    pp.add_argument("--players", type=int, default=4)
+    pp.add_argument("--seed", type=int, default=1)
+    pp.add_argument(
+        "--options",
+        nargs="*",
+        default=[],
+        help=f"any of {', '.join(_FLAGS)}, allegiance=pairs|triples, fracture_prompts=holders",
+    )
+    pp.add_argument("--content", default="default")
+    pp.add_argument("--summary-only", action="store_true", help="omit the record from the output")
+    args = parser.parse_args(argv)
+    if args.command == "replay":
+        try:
+            with open(args.record, encoding="utf-8") as fh:
+                record = json.load(fh)
+            state = replay(record["setup"], record["actions"])
+        except ReplayError as exc:
+            print(json.dumps({"error": exc.code, "index": exc.index, "detail": str(exc.error)}))
+            return 2
+        except (OSError, ValueError, KeyError, TypeError, ContentError) as exc:
+            print(json.dumps({"error": "bad_record", "detail": str(exc)}))
+            return 1
+        print(json.dumps({"summary": public_summary(state), "state_hash": state_hash(state)}, indent=2))
+        return 0
+    options: dict[str, Any] = {}
+    for opt in args.options:
+        key, _, value = opt.partition("=")
+        options[key] = value if value else True
+    setup = {"players": args.players, "seed": args.seed, "options": options, "content": args.content}
+    try:
+        state, history = play_random_game(setup, args.seed)
+    except ContentError as exc:
+        print(json.dumps({"error": "bad_setup", "detail": str(exc)}))
+        return 1
+    out: dict[str, Any] = {
+        "summary": public_summary(state),
+        "actions": len(history),
+        "state_hash": state_hash(state),
+    }
+    if not args.summary_only:
+        out["record"] = make_record(setup, history)
+    print(json.dumps(out, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,76 @@
+"""Game records (``docs/game-record.md``): a setup plus an ordered list of seat actions, and replay.
+
+A record is ``{"format": "medieval-mastery/1", "setup": {...}, "actions": [{"seat": 0, "action": {...},
+"source": "web"}, ...]}``; ``source`` is informative (``timeout`` marks system-applied timeouts). Replay
+never reads a clock: a timeout is an ordinary recorded action.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .actions import Action, parse_action
+from .errors import EngineError, IllegalAction, InvalidActionPayload
+from .rules import apply, new_game
+from .state import GameState
+
+RECORD_FORMAT = "medieval-mastery/1"
+
+
+class ReplayError(EngineError):
+    """Replaying a record failed at action ``index`` (0-based) with ``error`` (an :class:`IllegalAction`
+    or :class:`InvalidActionPayload`)."""
+
+    def __init__(self, index: int, error: IllegalAction | InvalidActionPayload) -> None:
+        super().__init__(f"action {index}: {error}")
+        self.index = index
+        self.error = error
+
+    @property
+    def code(self) -> str:
+        """The failing action's error code (``invalid_payload`` for a malformed action)."""
+        return self.error.code.value if isinstance(self.error, IllegalAction) else "invalid_payload"
+
+
+def _entry(item: Any) -> tuple[int, Action]:
+    if (
+        not isinstance(item, dict)
+        or not isinstance(item.get("seat"), int)
+        or isinstance(item.get("seat"), bool)
+    ):
+        raise InvalidActionPayload("a record entry is {'seat': int, 'action': {...}}")
+    return item["seat"], parse_action(item.get("action"))
+
+
+def replay(setup: dict[str, Any], actions: Iterable[Any]) -> GameState:
+    """Rebuild a game from its setup and recorded actions.
+
+    Args:
+        setup: the record's setup (see :func:`games.engine.new_game`).
+        actions: entries ``{"seat": int, "action": {...}}`` or ``(seat, Action)`` pairs, in order.
+
+    Returns:
+        The final state (equal to the live state of the same game).
+
+    Raises:
+        ReplayError: an entry is malformed or illegal (``index`` says which).
+        ContentError: the setup is invalid.
+    """
+    state = new_game(setup)
+    for index, item in enumerate(actions):
+        try:
+            seat, action = item if isinstance(item, tuple) else _entry(item)
+            state = apply(state, seat, action).state
+        except (IllegalAction, InvalidActionPayload) as exc:
+            raise ReplayError(index, exc) from exc
+    return state
+
+
+def make_record(setup: dict[str, Any], actions: Iterable[tuple[int, Action]]) -> dict[str, Any]:
+    """Return a JSON-safe record for ``setup`` and ``(seat, action)`` pairs."""
+    return {
+        "format": RECORD_FORMAT,
+        "setup": setup,
+        "actions": [{"seat": seat, "action": action.to_dict()} for seat, action in actions],
+    }

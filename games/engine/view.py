@@ -1,0 +1,259 @@
+"""Per-viewer views (R95, R97, architecture §2 "Per-viewer views").
+
+:func:`view_for` returns exactly what a seat (or a spectator, ``viewer=None``) may know: the map, public
+piles and counts, artefacts, the battle as revealed so far, and — for the viewer only — their own hand,
+their Insight/Prosperity look and their face-down conflict card. Deck order, other hands, face-down
+choices of others and the RNG seed never appear. :func:`redact_event` does the same for events.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import actions as A
+from .prompts import pending
+from .rules import (
+    current_phase,
+    dice_in_use,
+    knight_part,
+    option,
+    supplied,
+    territory_vp,
+    victory_points,
+)
+from .state import NO_CARD, UNCHOSEN, GameState
+
+Viewer = int | None
+
+
+def card_view(state: GameState, seat: int, card: int) -> dict[str, Any]:
+    """Public description of card ``card`` of ``seat``: id, name, kind, value (``"d6"`` for Ambush)."""
+    cdef = state.content.cards[card]
+    value: int | str | None = "d6" if cdef.ambush else cdef.value
+    return {"id": A.card_id(seat, card), "name": cdef.name, "kind": cdef.kind, "value": value}
+
+
+def redact_event(event: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
+    """Return ``event`` as ``viewer`` may see it: private fields merged only for their owner."""
+    out = {k: v for k, v in event.items() if k != "private"}
+    private = event.get("private")
+    if private and viewer is not None and str(viewer) in private:
+        out.update(private[str(viewer)])
+    return out
+
+
+def _battle_view(state: GameState, viewer: Viewer) -> dict[str, Any] | None:
+    b = state.battle
+    if b is None:
+        return None
+    sides = []
+    for side, seat in enumerate((b.attacker, b.defender)):
+        chosen = b.conflict[side]
+        conflict: dict[str, Any] = {"chosen": chosen != UNCHOSEN}
+        if b.revealed:
+            conflict["card"] = None if chosen == NO_CARD else card_view(state, seat, chosen)
+            conflict["value"] = b.conflict_values[side]
+        elif viewer == seat and chosen >= 0:
+            conflict["card"] = card_view(state, seat, chosen)  # my own face-down card
+        parts: list[dict[str, Any]] = [{"source": "knights", "value": knight_part(state, b, side)}]
+        parts += [
+            {"source": str(m[0]), "value": int(m[1])}
+            for m in b.mods[side]
+            if b.revealed or m[0] != "conflict"
+        ]
+        sides.append(
+            {
+                "seat": seat,
+                "knights": b.att_knights
+                if side == 0
+                else (state.players[seat].castle if b.castle else state.knights[b.pos]),
+                "score": sum(int(p["value"]) for p in parts),
+                "parts": parts,
+                "conflict": conflict,
+            }
+        )
+    return {
+        "pos": state.board.pos_id(b.pos),
+        "castle": b.castle,
+        "stage": b.stage,
+        "step": _STEP_OF_STAGE.get(b.stage, 0),
+        "attacker": sides[0],
+        "defender": sides[1],
+        "support_turn": b.support_order[b.support_turn] if b.stage == "support" else None,
+        "winner": b.winner if b.winner >= 0 else None,
+        "margin": b.margin if b.winner >= 0 else None,
+        "flipped": b.flipped,
+        "table": [
+            card_view(state, seat, c) | {"seat": seat}
+            for seat, c in b.table
+            if state.content.cards[c].kind == "support"
+        ],
+    }
+
+
+_STEP_OF_STAGE = {
+    "start": 1,
+    "draw": 2,
+    "sceptre_window": 3,
+    "sceptres": 3,
+    "conflict": 4,
+    "support_start": 5,
+    "support": 5,
+    "result": 6,
+    "mayhem": 7,
+    "orb_window": 7,
+    "orbs": 7,
+    "losses": 8,
+    "conquest": 9,
+    "cleanup": 9,
+}
+
+
+def view_for(state: GameState, viewer: Viewer) -> dict[str, Any]:
+    """Return the JSON-safe view of ``state`` for seat ``viewer`` (``None`` = spectator).
+
+    Shape: ``turn``, ``active``, ``phase``, ``winners``, ``options``, ``content``, ``map`` (per position:
+    id, q, r, kind, tile, vp, capacity, owner, knights, supplied, disputed), ``players`` (castle knights,
+    dice in use / in reserve, VP, hand/deck/discard sizes, public discard pile, artefacts, team; ``hand``
+    only for the viewer), ``battle``, ``window``, ``choice`` (the viewer's own look), ``prompts``.
+    """
+    c = state.content
+    board = state.board
+    vp = victory_points(state)
+    sup = [supplied(state, p.seat) for p in state.players]
+    disputed = state.battle.pos if state.battle is not None else -1
+    tiles = []
+    for i, kind in enumerate(board.kinds):
+        q, r = board.coords[i]
+        entry: dict[str, Any] = {"id": board.pos_id(i), "q": q, "r": r, "kind": kind}
+        if kind == "territory":
+            ttype = c.territory_types[state.tiles[i]]
+            owner = state.owner[i]
+            entry.update(
+                tile=ttype.id,
+                name=ttype.name,
+                vp=territory_vp(state, i),
+                capacity=ttype.capacity,
+                owner=owner if owner >= 0 else None,
+                knights=state.knights[i],
+                supplied=owner >= 0 and i in sup[owner],
+                disputed=i == disputed,
+            )
+        elif kind == "castle":
+            seat = board.castle_of_seat.index(i)
+            entry.update(
+                seat=seat,
+                name=c.castles[seat % len(c.castles)]["name"],
+                colour=c.castles[seat % len(c.castles)]["colour"],
+                knights=state.players[seat].castle,
+                disputed=i == disputed,
+            )
+        tiles.append(entry)
+    players = []
+    budget = c.n("dice_per_player")
+    for p in state.players:
+        used = dice_in_use(state, p.seat)
+        pv: dict[str, Any] = {
+            "seat": p.seat,
+            "castle": c.castles[p.seat % len(c.castles)]["name"],
+            "colour": c.castles[p.seat % len(c.castles)]["colour"],
+            "castle_knights": p.castle,
+            "knights_on_map": p.castle
+            + sum(k for o, k in zip(state.owner, state.knights, strict=True) if o == p.seat),
+            "dice_in_use": used,
+            "dice_in_reserve": budget - used,
+            "vp": vp[p.seat],
+            "hand_size": len(p.hand),
+            "deck_size": len(p.deck),
+            "discard": [
+                card_view(state, p.seat, card) | {"turn": t}
+                for card, t in zip(p.discard, p.discard_turns, strict=True)
+            ],
+            "artefacts": [
+                {
+                    "id": a.id,
+                    "name": c.artefacts[a.id].name,
+                    "type": c.artefacts[a.id].type,
+                    "ability": c.artefacts[a.id].ability,
+                    "trigger": c.artefacts[a.id].trigger,
+                    "face_up": a.face_up,
+                    "destroyed_on": a.destroyed_on or None,
+                }
+                for a in p.artefacts
+            ],
+            "team": p.team if p.team >= 0 else None,
+        }
+        if viewer == p.seat:
+            pv["hand"] = [card_view(state, p.seat, card) for card in p.hand]
+        players.append(pv)
+    window = None
+    if state.window is not None:
+        w = state.window
+        window = {
+            "kind": w.kind,
+            "opener": w.opener,
+            "targets": list(w.targets),
+            "waiting_for": [s for s, a in zip(w.asked, w.answers, strict=True) if a is None],
+            "answered": viewer is not None
+            and viewer in w.asked
+            and w.answers[w.asked.index(viewer)] is not None,
+        }
+        if w.kind == "crown":
+            window["crown"] = {k: v for k, v in w.crown.items() if k != "card"}
+    choice = None
+    ch = state.choice
+    if ch is not None:
+        choice = {"seat": ch.seat, "kind": ch.kind, "source": ch.source}
+        if viewer == ch.seat and ch.cards:
+            owner = ch.target if ch.kind == "prosperity" else ch.seat
+            choice["cards"] = [card_view(state, owner, card) for card in ch.cards]
+            if ch.kind == "prosperity":
+                choice["target"] = ch.target
+        elif ch.kind == "prosperity":
+            choice["target"] = ch.target
+    threshold: dict[str, Any]
+    if option(state, "allegiance"):
+        threshold = {"team": {k: int(v) for k, v in c.numbers["team_victory_vp"].items()}}
+    else:
+        threshold = {"player": c.n("skirmish_victory_vp" if option(state, "skirmish") else "victory_vp")}
+    return {
+        "viewer": viewer,
+        "turn": state.turn,
+        "active": state.active,
+        "phase": current_phase(state),
+        "turn_phase": state.phase,
+        "manoeuvres_left": state.manoeuvres_left,
+        "crown_used": state.crown_used,
+        "winners": list(state.winners),
+        "victory": threshold,
+        "options": dict(state.setup["options"]),
+        "content": {"id": c.id, "name": c.name, "provenance": c.provenance},
+        "map": tiles,
+        "players": players,
+        "battle": _battle_view(state, viewer),
+        "window": window,
+        "choice": choice,
+        "prompts": [
+            {"seat": p.seat, "kind": p.kind, "deadline": p.deadline, "key": p.key} for p in pending(state)
+        ],
+    }
+
+
+def public_summary(state: GameState) -> dict[str, Any]:
+    """Compact public summary (used by the CLI): turn, phase, winners, per-seat VP, control, castles."""
+    vp = victory_points(state)
+    board = state.board
+    return {
+        "turn": state.turn,
+        "active": state.active,
+        "phase": current_phase(state),
+        "winners": list(state.winners),
+        "vp": vp,
+        "castles": [p.castle for p in state.players],
+        "control": {
+            board.pos_id(i): {"owner": o, "knights": state.knights[i]}
+            for i, o in enumerate(state.owner)
+            if o >= 0
+        },
+        "artefacts_face_down": sorted(a.id for p in state.players for a in p.artefacts if not a.face_up),
+    }
