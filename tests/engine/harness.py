@@ -160,6 +160,8 @@ def playout(
                 json.dumps(to_dict(transition.state))
             if step % views_every == 0:
                 check_views(transition.state)
+                for prompt in pending(transition.state):  # every timeout action is legal when it fires
+                    apply(transition.state, prompt.seat, prompt.timeout_action)
         state = transition.state
         result.history.append((seat, action))
         step += 1
