@@ -36,7 +36,8 @@ class Prompt:
             ``support``, or a choice: ``may_discard``, ``insight_order``, ``prosperity``, ``fear``.
         deadline: ``turn`` for the active player's own decisions, ``response`` for everyone else's.
         timeout_action: the action applied when the deadline passes.
-        key: stable id of this decision (unchanged while it stays open), e.g. ``"12:response:3"``.
+        key: stable id of this decision while it stays open, e.g. ``"12:response:3"``; every turn-level
+            prompt of one turn shares ``"t<turn>:turn:<seat>"`` so the turn runs on one clock.
         detail: JSON-safe extra facts for forms and emails (e.g. window kind and targets).
     """
 
@@ -133,14 +134,15 @@ def pending(state: GameState) -> list[Prompt]:
                 )
             ]
         return []
+    # One key per turn for every turn-level prompt, so a turn has one clock however many steps it takes
+    # (the timeout action follows the current step: decline the advance, finish Vitality, end the turn).
     seat = state.active
+    key = f"t{state.turn}:turn:{seat}"
     if state.phase == "manoeuvre":
-        return [Prompt(seat, "manoeuvre", "turn", A.DeclineAdvance(), f"{state.serial}:manoeuvre:{seat}", {})]
+        return [Prompt(seat, "manoeuvre", "turn", A.DeclineAdvance(), key, {})]
     if state.phase == "vitality":
-        return [
-            Prompt(seat, "vitality", "turn", A.FinishRedistribution(), f"{state.serial}:vitality:{seat}", {})
-        ]
-    return [Prompt(seat, "turn", "turn", A.EndTurn(), f"{state.serial}:turn:{seat}", {})]
+        return [Prompt(seat, "vitality", "turn", A.FinishRedistribution(), key, {})]
+    return [Prompt(seat, "turn", "turn", A.EndTurn(), key, {})]
 
 
 def _redistribution_moves(state: GameState, seat: int) -> list[A.Action]:
