@@ -789,7 +789,7 @@ def _resolve_window(tx: Tx) -> None:
             tx.emit("crown_negated", seat=w.opener, artefact=w.targets[0])
     else:
         b = tx.b()
-        b.queue = survivors
+        b.queue = list(survivors)  # the event keeps its own list
         b.stage = "sceptres" if w.kind == "sceptre" else "orbs"
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from games.engine import ErrorCode, GameState, IllegalAction, pending, to_dict
+from games.engine import ErrorCode, GameState, IllegalAction, legal_actions, pending, to_dict, victory_points
 from tests.engine.fixtures import (
     act,
     castle_pos,
@@ -31,8 +31,13 @@ from tests.engine.fixtures import (
 ATT, DEF, OTHER = 0, 1, 2
 
 #: Default hands: five cards (no step-2 draw), one conflict card each, no support cards.
-ATT_HAND = ["audacious_charge", "call_to_arms", "tactical_advance", "fracture", "authority"]
-DEF_HAND = ["shield_wall", "call_to_arms", "tactical_advance", "fracture", "authority"]
+ATT_HAND = ["audacious_charge", "call_to_arms", "tactical_advance", "fracture", "probing_attack"]
+DEF_HAND = ["shield_wall", "call_to_arms", "tactical_advance", "fracture", "probing_attack"]
+
+
+def plain(conflict: str) -> list[str]:
+    """A five-card hand without support cards whose conflict cards are ``conflict`` and an Ambush."""
+    return [conflict, "call_to_arms", "tactical_advance", "fracture", "ambush"]
 
 
 def front(state: GameState, seat: int = ATT) -> int:
@@ -157,11 +162,11 @@ def battle(**kw: Any) -> Play:
 
 
 def step1_scores(play: Play) -> list[int]:
-    return [e["scores"] for e in play.of("battle_step") if e["step"] == 1][0]
+    return next(e["scores"] for e in play.of("battle_step") if e["step"] == 1)
 
 
 def step3_scores(play: Play) -> list[int]:
-    return [e["scores"] for e in play.of("battle_step") if e["step"] == 3][0]
+    return next(e["scores"] for e in play.of("battle_step") if e["step"] == 3)
 
 
 def assert_illegal(state: GameState, seat: int, payload: dict[str, Any], code: ErrorCode) -> None:
@@ -203,8 +208,6 @@ def test_r60_knight_part_is_current_knights_and_territory_counts_for_nobody() ->
     st = play.state
     assert step1_scores(play) == [5, 2]
     assert st.battle is not None
-    from games.engine import victory_points
-
     assert victory_points(st)[DEF] == 0
 
 
@@ -310,7 +313,15 @@ def test_r63_each_involved_player_draws_up_to_five_never_discards_down() -> None
     """R63, R100: a player with 2 cards draws 3; a player with 7 cards draws nothing and keeps 7."""
     play = battle(
         att_hand=["audacious_charge", "rallying_cry"],
-        def_hand=["shield_wall", "probing_attack", "ambush", "rallying_cry", "war_banner", "call_to_arms", "fracture"],
+        def_hand=[
+            "shield_wall",
+            "probing_attack",
+            "ambush",
+            "rallying_cry",
+            "war_banner",
+            "call_to_arms",
+            "fracture",
+        ],
     )
     st = play.state
     assert len(st.players[ATT].hand) == 5
@@ -352,7 +363,9 @@ def test_r64_sceptre_window_starts_with_attacker_and_lists_applying_sceptres() -
 def test_r64_r65_wrong_trigger_sceptres_do_not_apply_and_window_is_skipped() -> None:
     """R64, R65, R91: a "when defending" sceptre of the attacker and a "when attacking" sceptre of the
     defender do not apply; with nothing about to apply the window is skipped."""
-    play = battle(att_arts=("sceptre_loyalty", "sceptre_defiance"), def_arts=("sceptre_rage", "sceptre_influence"))
+    play = battle(
+        att_arts=("sceptre_loyalty", "sceptre_defiance"), def_arts=("sceptre_rage", "sceptre_influence")
+    )
     st = play.state
     assert play.of("window_opened") == []
     assert play.of("artefact_applied") == []
@@ -453,7 +466,9 @@ def test_r67_q3_vigour_reads_the_rivals_count_after_arena_losses() -> None:
 def test_r67_r76_fear_losses_come_from_real_knights() -> None:
     """R67, R76: an attacker fighting with Fear's substitute count who loses takes the losses from its real
     knights only (capped at what it has there)."""
-    play = battle(att=2, dfd=5, att_arts=("sceptre_fear",), att_hand=["probing_attack"], def_hand=["heroic_assault"])
+    play = battle(
+        att=2, dfd=5, att_arts=("sceptre_fear",), att_hand=["probing_attack"], def_hand=["heroic_assault"]
+    )
     play.respond()
     play.do(ATT, {"type": "fear_choice", "use": True})
     play.conflict("probing_attack", "heroic_assault")
@@ -482,12 +497,13 @@ def test_r68_conflict_cards_are_face_down_until_both_chose() -> None:
     """R68: the defender may choose first; the choice stays secret (no value, not revealed) until the
     attacker has chosen too; then both are revealed and added to the scores."""
     play = battle(att=4, dfd=3)
+    card = hand_card(play.state, DEF, "shield_wall")
     play.conflict(None, "shield_wall")
     st = play.state
     assert st.battle is not None and not st.battle.revealed
     assert play.of("conflict_revealed") == []
     ev = play.of("conflict_chosen")[0]
-    assert "card" not in ev and ev["private"] == {str(DEF): {"card": hand_card(setup(), DEF, "shield_wall")}}
+    assert "card" not in ev and ev["private"] == {str(DEF): {"card": card}}
     assert [p.seat for p in pending(st)] == [ATT]
     play.conflict("audacious_charge", None)
     rev = play.of("conflict_revealed")[0]
@@ -500,8 +516,6 @@ def test_r68_q9_conflict_card_is_mandatory_when_held() -> None:
     card is refused, passing is not possible, and the timeout plays the lowest conflict card."""
     play = battle(att_hand=["heroic_assault", "probing_attack", "war_banner", "call_to_arms", "fracture"])
     st = play.state
-    from games.engine import legal_actions
-
     offered = {a.to_dict()["card"] for a in legal_actions(st, ATT)}
     assert offered == {hand_card(st, ATT, "heroic_assault"), hand_card(st, ATT, "probing_attack")}
     prompt = next(p for p in pending(st) if p.seat == ATT)
@@ -510,7 +524,10 @@ def test_r68_q9_conflict_card_is_mandatory_when_held() -> None:
         "card": hand_card(st, ATT, "probing_attack"),
     }
     assert_illegal(
-        st, ATT, {"type": "choose_conflict", "card": hand_card(st, ATT, "war_banner")}, ErrorCode.CARD_WRONG_KIND
+        st,
+        ATT,
+        {"type": "choose_conflict", "card": hand_card(st, ATT, "war_banner")},
+        ErrorCode.CARD_WRONG_KIND,
     )
     assert_illegal(st, ATT, {"type": "pass_support"}, ErrorCode.WRONG_PHASE)
 
@@ -521,7 +538,9 @@ def test_r68_conflict_choice_only_by_involved_players_once() -> None:
     set_hand(s, OTHER, ["heroic_assault"])
     play = Play(s)
     play.advance(4)
-    assert_illegal(play.state, OTHER, {"type": "choose_conflict", "card": cid(OTHER, 9)}, ErrorCode.NOT_YOUR_DECISION)
+    assert_illegal(
+        play.state, OTHER, {"type": "choose_conflict", "card": cid(OTHER, 9)}, ErrorCode.NOT_YOUR_DECISION
+    )
     play.conflict("audacious_charge", None)
     card = hand_card(play.state, ATT, "call_to_arms")
     assert_illegal(play.state, ATT, {"type": "choose_conflict", "card": card}, ErrorCode.ALREADY_ANSWERED)
@@ -529,7 +548,9 @@ def test_r68_conflict_choice_only_by_involved_players_once() -> None:
 
 def test_r68_player_without_conflict_card_counts_zero() -> None:
     """R68: a player who holds no conflict card is not asked and counts a conflict value of 0."""
-    play = battle(att=4, dfd=3, def_hand=["war_banner", "rallying_cry", "call_to_arms", "fracture", "tactical_advance"])
+    play = battle(
+        att=4, dfd=3, def_hand=["war_banner", "rallying_cry", "call_to_arms", "fracture", "tactical_advance"]
+    )
     assert [p.seat for p in pending(play.state)] == [ATT]
     play.conflict("audacious_charge", None)
     rev = play.of("conflict_revealed")[0]
@@ -558,10 +579,10 @@ SUPPORT_ATT = ["probing_attack", "rallying_cry", "war_banner", "war_banner", "ca
 SUPPORT_DEF = ["heroic_assault", "rallying_cry", "rallying_cry", "war_banner", "call_to_arms"]
 
 
-def support_battle(att: int = 4, dfd: int = 3, att_conf: str = "probing_attack", def_conf: str = "heroic_assault") -> Play:
-    play = battle(att=att, dfd=dfd, att_hand=SUPPORT_ATT + ([att_conf] if att_conf != "probing_attack" else []),
-                  def_hand=SUPPORT_DEF)
-    play.conflict(att_conf, def_conf)
+def support_battle(att: int = 4, dfd: int = 3) -> Play:
+    """Conflict 2 (attacker) against 5 (defender); both still hold support cards."""
+    play = battle(att=att, dfd=dfd, att_hand=SUPPORT_ATT, def_hand=SUPPORT_DEF)
+    play.conflict("probing_attack", "heroic_assault")
     return play
 
 
@@ -614,16 +635,26 @@ def test_r70_support_out_of_turn_or_wrong_kind_is_refused() -> None:
     """R70: only the player whose support turn it is may play, and only support cards."""
     play = support_battle()
     st = play.state
-    assert_illegal(st, DEF, {"type": "play_support", "cards": [hand_card(st, DEF, "war_banner")]},
-                   ErrorCode.NOT_YOUR_DECISION)
+    assert_illegal(
+        st,
+        DEF,
+        {"type": "play_support", "cards": [hand_card(st, DEF, "war_banner")]},
+        ErrorCode.NOT_YOUR_DECISION,
+    )
     assert_illegal(st, DEF, {"type": "pass_support"}, ErrorCode.NOT_YOUR_DECISION)
-    assert_illegal(st, ATT, {"type": "play_support", "cards": [hand_card(st, ATT, "call_to_arms")]},
-                   ErrorCode.CARD_WRONG_KIND)
+    assert_illegal(
+        st,
+        ATT,
+        {"type": "play_support", "cards": [hand_card(st, ATT, "call_to_arms")]},
+        ErrorCode.CARD_WRONG_KIND,
+    )
 
 
 def test_r70_player_without_support_cards_passes_automatically() -> None:
     """R70: a player with no support card is never prompted; the other plays until passing once."""
-    play = battle(att=4, dfd=3, def_hand=["heroic_assault", "war_banner", "rallying_cry", "call_to_arms", "fracture"])
+    play = battle(
+        att=4, dfd=3, def_hand=["heroic_assault", "war_banner", "rallying_cry", "call_to_arms", "fracture"]
+    )
     play.conflict("audacious_charge", "heroic_assault")  # 8 vs 8: attacker would start but has no support
     assert [(p.seat, p.kind) for p in pending(play.state)] == [(DEF, "support")]
     play.support(DEF, "war_banner")
@@ -685,7 +716,9 @@ def test_r73_tie_goes_to_defender_by_one() -> None:
 def test_r74_orb_window_from_attacker_only_result_matching_orbs() -> None:
     """R74, R37: the orb window opens with the attacker; targets are the winner's "win" orb and the loser's
     "lose" orb only (the winner's lose orb and the loser's win orb are not about to apply)."""
-    play = battle(att=5, dfd=2, att_arts=("orb_greed", "orb_devotion"), def_arts=("orb_preparation", "orb_cleansing"))
+    play = battle(
+        att=5, dfd=2, att_arts=("orb_greed", "orb_devotion"), def_arts=("orb_preparation", "orb_cleansing")
+    )
     play.conflict("audacious_charge", "shield_wall")
     w = play.state.window
     assert w is not None and w.kind == "orb" and w.opener == ATT
@@ -704,7 +737,13 @@ def test_r74_orb_window_skipped_when_no_orb_applies() -> None:
 def test_r75_r76_brutality_applies_before_margin_losses() -> None:
     """R75, R76, R60: Brutality takes 1 knight from the loser before the margin losses; the margin stays the
     one frozen at the result; the rest retreat."""
-    play = battle(att=6, dfd=5, att_arts=("orb_brutality",), att_hand=["probing_attack"], def_hand=["probing_attack"])
+    play = battle(
+        att=6,
+        dfd=5,
+        att_arts=("orb_brutality",),
+        att_hand=plain("probing_attack"),
+        def_hand=plain("probing_attack"),
+    )
     play.conflict("probing_attack", "probing_attack")
     assert play.of("battle_result")[0]["margin"] == 1
     play.respond()
@@ -800,7 +839,7 @@ def test_r75_win_orb_of_loser_and_lose_orb_of_winner_do_not_apply() -> None:
 def test_r76_r77_defender_loses_margin_and_retreats_rest_winner_loses_nothing() -> None:
     """R76, R77: the losing defender loses the margin in the territory and retreats the rest to its castle;
     the winning attacker keeps all its knights."""
-    play = battle(att=5, dfd=4, att_hand=["shield_wall"], def_hand=["probing_attack"])
+    play = battle(att=5, dfd=4, att_hand=plain("shield_wall"), def_hand=plain("probing_attack"))
     play.conflict("shield_wall", "probing_attack")
     assert play.of("battle_result")[0]["margin"] == 2
     st = play.state
@@ -812,7 +851,7 @@ def test_r76_r77_defender_loses_margin_and_retreats_rest_winner_loses_nothing() 
 
 def test_r76_losses_capped_at_knights_in_territory() -> None:
     """R76: losses never exceed the loser's knights in the territory and never come from elsewhere."""
-    play = battle(att=6, dfd=1, att_hand=["heroic_assault"], def_hand=["probing_attack"])
+    play = battle(att=6, dfd=1, att_hand=plain("heroic_assault"), def_hand=plain("probing_attack"))
     play.conflict("heroic_assault", "probing_attack")
     assert play.of("battle_result")[0]["margin"] == 8
     assert [(e["seat"], e["knights"]) for e in play.of("knights_lost")] == [(DEF, 1)]
@@ -822,7 +861,7 @@ def test_r76_losses_capped_at_knights_in_territory() -> None:
 def test_r76_losing_attacker_loses_margin_and_retreats_defender_keeps_territory() -> None:
     """R76, R77, R79: a losing attacker loses the margin and retreats the rest to its castle; the defender
     keeps control with all its knights."""
-    play = battle(att=4, dfd=4, att_hand=["probing_attack"], def_hand=["shield_wall"])
+    play = battle(att=4, dfd=4, att_hand=plain("probing_attack"), def_hand=plain("shield_wall"))
     play.conflict("probing_attack", "shield_wall")
     st = play.state
     assert play.of("battle_result")[0] == {**play.of("battle_result")[0], "winner": DEF, "margin": 1}
@@ -865,7 +904,9 @@ def test_r78_r86_marshlands_conqueror_loses_a_knight() -> None:
 def test_q19_marshlands_conquered_by_one_knight_becomes_uncontrolled() -> None:
     """Q19, R86: the conqueror of Marshlands with a single knight loses it and the Marshlands become
     uncontrolled."""
-    play = battle(tile="marshlands", att=1, dfd=1, att_hand=["heroic_assault"], def_hand=["probing_attack"])
+    play = battle(
+        tile="marshlands", att=1, dfd=1, att_hand=plain("heroic_assault"), def_hand=plain("probing_attack")
+    )
     play.conflict("heroic_assault", "probing_attack")
     st = play.state
     assert play.of("conquered")[0]["seat"] == ATT
@@ -957,7 +998,7 @@ def test_r83_mandatory_abilities_need_no_decision() -> None:
     """R83, R30: mandatory abilities (City +1, Village knight, Rage) are applied by the engine itself: no
     prompt is ever raised for them and none can be forgotten."""
     play = battle(tile="city", att=6, dfd=2, att_arts=("sceptre_rage",))
-    assert play.state.window is None or play.state.window.asked == []
+    play.respond()
     assert step3_scores(play) == [7, 3]
     play.conflict("audacious_charge", "shield_wall")
     kinds_seen = [p.kind for p in pending(play.state)]
@@ -978,7 +1019,7 @@ def test_worked_example_city_battle() -> None:
         tile="city",
         att=6,
         dfd=5,
-        att_hand=["fracture", "heroic_assault", "war_banner", "call_to_arms", "tactical_advance"],
+        att_hand=["fracture", "heroic_assault", "war_banner", "rallying_cry", "call_to_arms"],
         def_hand=["shield_wall", "rallying_cry", "war_banner", "call_to_arms", "tactical_advance"],
         att_arts=("sceptre_rage", "orb_brutality"),
         def_arts=("sceptre_defiance", "orb_preparation"),
@@ -995,7 +1036,7 @@ def test_worked_example_city_battle() -> None:
     assert pending(play.state)[0].seat == DEF
     play.support(DEF, "rallying_cry", "war_banner")
     play.support(ATT, "war_banner")
-    play.support(DEF)
+    assert [p.seat for p in pending(play.state)] == [ATT]  # the defender, out of support cards, passed
     play.support(ATT)
     res = play.of("battle_result")[0]
     assert res["scores"] == [14, 12] and res["winner"] == ATT and res["margin"] == 2

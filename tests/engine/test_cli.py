@@ -18,6 +18,7 @@ from games.engine import public_summary, replay, state_hash
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = REPO_ROOT / "tests" / "engine" / "scenarios" / "battle-example.json"
+RECORD_DOC = REPO_ROOT / "docs" / "game-record.md"
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -220,3 +221,28 @@ def test_replay_is_deterministic() -> None:
     b = run_cli("replay", str(GOLDEN))
     assert a.returncode == b.returncode == 0
     assert a.stdout == b.stdout
+
+
+def doc_example() -> dict[str, Any]:
+    """The complete example record of ``docs/game-record.md`` (the first JSON block after its heading)."""
+    text = RECORD_DOC.read_text(encoding="utf-8")
+    section = text.split("## 9. A complete example", 1)[1]
+    block = section.split("```json\n", 1)[1].split("```", 1)[0]
+    data: dict[str, Any] = json.loads(block)
+    return data
+
+
+def test_documented_example_record_replays(tmp_path: Path) -> None:
+    """R31, R34, R43, R56, R86, R117: the example record in docs/game-record.md replays through the CLI
+    (exit 0) to the position the document states: turn 3, castles 10 / 9, t8 and t10 held by seat 0 with
+    1 and 4 knights, VP 1 / 0 under Skirmish."""
+    rec = doc_example()
+    assert rec["format"] == "medieval-mastery/1"
+    assert any(entry.get("source") == "timeout" for entry in rec["actions"])
+    proc = run_cli("replay", write(tmp_path / "example.json", rec))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    summary = output(proc)["summary"]
+    assert (summary["turn"], summary["active"], summary["phase"]) == (3, 0, "window")
+    assert summary["castles"] == [10, 9]
+    assert summary["control"] == {"t8": {"owner": 0, "knights": 1}, "t10": {"owner": 0, "knights": 4}}
+    assert summary["vp"] == [1, 0]
