@@ -1219,27 +1219,27 @@ def apply(state: GameState, actor: int, action: A.Action) -> Transition:
     return tx.finish()
 
 
-def _h_call_to_arms(tx: Tx, actor: int, action: A.Action) -> None:
-    s = tx.s
-    _require_turn(s, actor, "window")
-    card = tx.c.effect_index["call_to_arms"]
-    if card not in s.players[actor].hand:
+def _reveal_resource(tx: Tx, actor: int, effect: str) -> int:
+    """R32, R34, R35: check that the active player may play resource card ``effect`` now (own free window)
+    and holds it, then take it from the hand and reveal it. The caller resolves it, then discards it."""
+    _require_turn(tx.s, actor, "window")
+    card = tx.c.effect_index[effect]
+    if card not in tx.s.players[actor].hand:
         raise IllegalAction(ErrorCode.CARD_NOT_IN_HAND, card=A.card_id(actor, card))
     tx.p(actor).hand.remove(card)
     tx.emit("card_played", seat=actor, card=A.card_id(actor, card), name=tx.c.cards[card].name)
+    return card
+
+
+def _h_call_to_arms(tx: Tx, actor: int, action: A.Action) -> None:
+    card = _reveal_resource(tx, actor, "call_to_arms")
     _gain(tx, actor, tx.c.n("call_to_arms_knights"), "call_to_arms")
     _discard(tx, actor, card)
 
 
 def _h_tactical_advance(tx: Tx, actor: int, action: A.Action) -> None:
-    s = tx.s
-    _require_turn(s, actor, "window")
-    card = tx.c.effect_index["tactical_advance"]
-    if card not in s.players[actor].hand:
-        raise IllegalAction(ErrorCode.CARD_NOT_IN_HAND, card=A.card_id(actor, card))
-    tx.p(actor).hand.remove(card)
-    tx.emit("card_played", seat=actor, card=A.card_id(actor, card), name=tx.c.cards[card].name)
-    s.manoeuvres_left += 1
+    card = _reveal_resource(tx, actor, "tactical_advance")
+    tx.s.manoeuvres_left += 1
     _discard(tx, actor, card)
 
 

@@ -483,3 +483,16 @@ def test_q7_window_skipped_when_no_artefact_is_about_to_apply() -> None:
     play.advance()
     play.settle()
     assert play.of("window_opened") == []
+
+
+def test_r36_r64_fractured_fear_is_negated_before_its_choice() -> None:
+    """R36, R64, R67: a Fear sceptre fractured in the sceptre window is negated: its owner is never asked
+    whether to use it and fights with its real knights."""
+    s = setup(arts={0: ["sceptre_fear"]}, hands={1: WITH_FRACTURE}, att=2, dfd=5)
+    play = Play(s)
+    play.advance()
+    play.respond(1, "sceptre_fear")
+    st = play.state
+    assert [p.kind for p in pending(st)] == ["conflict", "conflict"]
+    assert play.of("artefact_applied") == [] and art(st, 0, "sceptre_fear") == (False, 1)
+    assert next(e["scores"] for e in play.of("battle_step") if e["step"] == 3) == [2, 5]

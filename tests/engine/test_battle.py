@@ -13,7 +13,16 @@ from typing import Any
 
 import pytest
 
-from games.engine import ErrorCode, GameState, IllegalAction, legal_actions, pending, to_dict, victory_points
+from games.engine import (
+    ErrorCode,
+    GameState,
+    IllegalAction,
+    legal_actions,
+    pending,
+    to_dict,
+    victory_points,
+    view_for,
+)
 from tests.engine.fixtures import (
     act,
     castle_pos,
@@ -505,6 +514,9 @@ def test_r68_conflict_cards_are_face_down_until_both_chose() -> None:
     ev = play.of("conflict_chosen")[0]
     assert "card" not in ev and ev["private"] == {str(DEF): {"card": card}}
     assert [p.seat for p in pending(st)] == [ATT]
+    seen = view_for(st, ATT)["battle"]["defender"]["conflict"]
+    assert seen == {"chosen": True}
+    assert view_for(st, DEF)["battle"]["defender"]["conflict"]["card"]["id"] == card
     play.conflict("audacious_charge", None)
     rev = play.of("conflict_revealed")[0]
     assert rev["values"] == [4, 3] and rev["scores"] == [8, 6]
@@ -771,6 +783,24 @@ def test_r75_greed_winner_draws_to_six() -> None:
     play.conflict("audacious_charge", "shield_wall")
     play.respond()
     assert len(play.state.players[ATT].hand) == 6
+
+
+def test_r75_r33_greed_counts_authority_then_plays_it() -> None:
+    """R75, R33, R100: Greed draws to 6 counting an Authority drawn on the way; Authority is then played
+    (2 more cards) and discarded, leaving 7 cards."""
+    play = battle(
+        att=5,
+        dfd=2,
+        att_arts=("orb_greed",),
+        att_deck_top=["war_banner", "authority", "heroic_assault", "ambush"],
+    )
+    play.conflict("audacious_charge", "shield_wall")
+    play.respond()
+    st = play.state
+    p = st.players[ATT]
+    assert len(p.hand) == 7 and "authority" not in names(st, p.hand)
+    assert names(st, p.discard)[0] == "authority"
+    assert {"war_banner", "heroic_assault", "ambush"} <= set(names(st, p.hand))
 
 
 @pytest.mark.parametrize("discard", [True, False])
