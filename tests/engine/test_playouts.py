@@ -36,7 +36,9 @@ def test_seeded_playouts_keep_every_invariant(case: tuple[int, dict[str, Any]]) 
         result = playout(setup, bot_seed=31 * k + 7, roundtrip_every=4, views_every=9)
         finished += result.finished
         assert result.finished or result.state.turn > TURN_LIMIT
-    assert finished >= GAMES_PER_CASE - 1, f"only {finished}/{GAMES_PER_CASE} games ended by turn {TURN_LIMIT}"
+    assert finished >= GAMES_PER_CASE - 1, (
+        f"only {finished}/{GAMES_PER_CASE} games ended by turn {TURN_LIMIT}"
+    )
 
 
 def test_abbey_content_set_plays() -> None:
