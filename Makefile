@@ -3,6 +3,8 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Benchmarks run on one core where taskset exists (util-linux).
+PIN_CORE := $(shell command -v taskset >/dev/null 2>&1 && echo taskset -c 0)
 
 .PHONY: setup run test lint typecheck bench soak clean
 
@@ -32,7 +34,7 @@ typecheck: setup
 
 ## Benchmarks (not tests): actions/s, legal_actions latency, full games/s, replay time.
 bench: setup
-	$(BIN)/python -m benchmarks.engine_bench
+	$(PIN_CORE) $(BIN)/python -m benchmarks.engine_bench
 
 ## Long random-playout soak.
 soak: setup
