@@ -1,0 +1,82 @@
+"""The custom user model (from the first migration) and API tokens."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import zoneinfo
+from typing import Any, ClassVar
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractUser, BaseUserManager
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+TIME_ZONES = sorted(zoneinfo.available_timezones())
+
+
+class UserManager(BaseUserManager["User"]):
+    """Manager for email-identified users (Django docs "Customizing authentication")."""
+
+    use_in_migrations = True
+
+    def create_user(self, email: str, password: str | None = None, **extra: Any) -> User:
+        """Create a user with a normalised email; ``ValueError`` if the email is empty."""
+        if not email:
+            raise ValueError("email is required")
+        user = self.model(email=self.normalize_email(email), **extra)
+        user.set_password(password)
+        user.save(using=self._db)
+        return user
+
+    def create_superuser(self, email: str, password: str | None = None, **extra: Any) -> User:
+        """Create a staff superuser."""
+        extra.setdefault("is_staff", True)
+        extra.setdefault("is_superuser", True)
+        return self.create_user(email, password, **extra)
+
+
+class User(AbstractUser):
+    """A player: logs in with email; has a display name, language and time zone."""
+
+    username = None  # type: ignore[assignment]
+    email = models.EmailField(_("email address"), unique=True)
+    display_name = models.CharField(_("display name"), max_length=40, blank=True)
+    language = models.CharField(_("language"), max_length=8, choices=settings.LANGUAGES, default="en")
+    time_zone = models.CharField(
+        _("time zone"), max_length=64, default="UTC", choices=[(tz, tz) for tz in TIME_ZONES]
+    )
+
+    USERNAME_FIELD = "email"
+    REQUIRED_FIELDS: ClassVar[list[str]] = []
+    objects: ClassVar[UserManager] = UserManager()  # type: ignore[assignment]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def name(self) -> str:
+        """The public name: the display name, else the part of the email before the @."""
+        return self.display_name or self.email.split("@")[0]
+
+
+class ApiToken(models.Model):
+    """A bearer token for the JSON API (``Authorization: Bearer <token>``). Only a SHA-256 of the token is
+    stored; the token itself is shown once when created."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=60, default="api")
+    digest = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    @staticmethod
+    def hash(token: str) -> str:
+        """SHA-256 hex digest of a token."""
+        return hashlib.sha256(token.encode()).hexdigest()
+
+    @classmethod
+    def issue(cls, user: User, name: str = "api") -> str:
+        """Create a token for ``user`` and return its plain text (never stored)."""
+        token = secrets.token_urlsafe(32)
+        cls.objects.create(user=user, name=name, digest=cls.hash(token))
+        return token

@@ -1,0 +1,11 @@
+"""Account URLs beyond allauth's."""
+
+from django.urls import path
+
+from . import views
+
+app_name = "accounts"
+urlpatterns = [
+    path("profile/", views.profile, name="profile"),
+    path("profile/token/", views.token_create, name="token_create"),
+]

@@ -1,0 +1,153 @@
+"""Persistence of games (architecture §3): the engine's canonical state in ``Game``, an append-only
+``ActionRecord`` log, ``Snapshot`` caches and ``Prompt`` rows projected from ``engine.pending()``.
+All writes go through :mod:`games.services`."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+#: Time-control presets: id -> (label, turn seconds, response-window seconds). Used from issue 4 on.
+TIME_CONTROLS: dict[str, tuple[str, int, int]] = {
+    "live": ("Live-ish: 1 hour per turn, 10-minute responses", 3600, 600),
+    "daily": ("Daily: 24 hours per turn, 4-hour responses", 86_400, 14_400),
+    "relaxed": ("Relaxed: 72 hours per turn, 12-hour responses", 259_200, 43_200),
+}
+
+
+def _invite_token() -> str:
+    return secrets.token_urlsafe(12)
+
+
+class Game(models.Model):
+    """A table: lobby settings, then the running game's canonical state (``state``), its ``seq`` (number of
+    recorded actions) and ``state_hash``."""
+
+    class Status(models.TextChoices):
+        LOBBY = "lobby", _("Open lobby")
+        ACTIVE = "active", _("In progress")
+        FINISHED = "finished", _("Finished")
+
+    title = models.CharField(_("title"), max_length=80)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="created_games")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    players = models.PositiveSmallIntegerField(_("players"))
+    options = models.JSONField(default=dict)
+    content = models.CharField(max_length=20, default="default")
+    time_control = models.CharField(max_length=20, default="daily")
+    turn_seconds = models.PositiveIntegerField(default=86_400)
+    response_seconds = models.PositiveIntegerField(default=14_400)
+    private = models.BooleanField(_("private"), default=False)
+    invite_token = models.CharField(max_length=32, unique=True, default=_invite_token)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.LOBBY, db_index=True)
+    setup = models.JSONField(null=True, blank=True)
+    state: Any = models.JSONField(null=True, blank=True)
+    seq = models.PositiveIntegerField(default=0)
+    state_hash = models.CharField(max_length=64, blank=True)
+    winners = models.JSONField(default=list)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-updated_at",)
+
+    def __str__(self) -> str:
+        return f"{self.title} (#{self.pk})"
+
+
+class Seat(models.Model):
+    """A seat at a table: a user or a bot. ``number`` is the join order in the lobby and the engine seat
+    (0..n-1, clockwise) once the game has started."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    number = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT)
+    is_bot = models.BooleanField(default=False)
+    joined_at = models.DateTimeField(auto_now_add=True)
+    missed_deadlines = models.PositiveSmallIntegerField(default=0)
+    final_rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    final_vp = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("number",)
+        constraints = [
+            models.UniqueConstraint(fields=("game", "number"), name="seat_unique_number"),
+            models.UniqueConstraint(
+                fields=("game", "user"), condition=models.Q(user__isnull=False), name="seat_unique_user"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"seat {self.number} of game {self.game_id}"
+
+    @property
+    def name(self) -> str:
+        """Public name: the user's display name, or "Bot N"."""
+        if self.user is not None:
+            return str(self.user)
+        return f"Bot {self.number + 1}"
+
+
+class ActionRecord(models.Model):
+    """One applied action, append-only: ``seq`` is unique per game (1, 2, …); ``seat`` is ``None`` for
+    system actions; ``events`` are the engine's unredacted events (redacted per viewer when shown)."""
+
+    class Source(models.TextChoices):
+        WEB = "web"
+        EMAIL = "email"
+        API = "api"
+        TIMEOUT = "timeout"
+        BOT = "bot"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="actions")
+    seq = models.PositiveIntegerField()
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    source = models.CharField(max_length=10, choices=Source.choices)
+    payload = models.JSONField()
+    events = models.JSONField(default=list)
+    state_hash = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("game", "seq")
+        constraints = [models.UniqueConstraint(fields=("game", "seq"), name="action_unique_seq")]
+
+    def __str__(self) -> str:
+        return f"game {self.game_id} #{self.seq}"
+
+
+class Snapshot(models.Model):
+    """A cached canonical state after action ``seq`` (every ``SNAPSHOT_EVERY`` actions)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="snapshots")
+    seq = models.PositiveIntegerField()
+    state = models.JSONField()
+    state_hash = models.CharField(max_length=64)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=("game", "seq"), name="snapshot_unique_seq")]
+
+
+class Prompt(models.Model):
+    """A decision the game waits for, projected from ``engine.pending()`` after every write: used by
+    "My games", the deadline sweep and notifications. ``key`` is the engine's stable prompt key."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="prompts")
+    seat = models.PositiveSmallIntegerField()
+    kind = models.CharField(max_length=20)
+    key = models.CharField(max_length=80)
+    deadline_class = models.CharField(max_length=10)
+    timeout_action = models.JSONField()
+    opened_at = models.DateTimeField()
+    deadline_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=("game", "seat", "key"), name="prompt_unique_key")]
+
+    def __str__(self) -> str:
+        return f"game {self.game_id} seat {self.seat} {self.kind}"

@@ -1,0 +1,467 @@
+"""Every write to a game (architecture §3): ``transaction.atomic()``, ``select_for_update()`` on the game
+row, an ``expected_seq`` (or open prompt key) check, the engine as the only judge, then the new state,
+its ``ActionRecord`` rows and the ``Prompt`` projection are stored together.
+
+Functions are keyword-only and named ``<noun>_<verb>``. Errors are :class:`ServiceError` subclasses with
+the HTTP status a view or the API should answer with; nothing is written when one is raised.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import User
+from games import engine
+from games.engine.rng import Rng
+from games.models import TIME_CONTROLS, ActionRecord, Game, Prompt, Seat, Snapshot
+
+from .bots import bot_action
+
+#: At most this many bot actions are applied after one human action (a runaway guard; a full bot game is
+#: ~300 actions, so whole turns of several bots fit easily).
+MAX_BOT_ACTIONS = 2000
+
+
+class ServiceError(Exception):
+    """A refused write. ``status`` is the HTTP status to answer with; ``code`` a stable machine code."""
+
+    status = 400
+    code = "bad_request"
+
+    def __init__(self, message: str, **params: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.params = params
+
+
+class NotFound(ServiceError):
+    """No such game (404)."""
+
+    status = 404
+    code = "not_found"
+
+
+class Forbidden(ServiceError):
+    """The user may not do this here, e.g. act in someone else's seat (403)."""
+
+    status = 403
+    code = "forbidden"
+
+
+class Conflict(ServiceError):
+    """The game is not in a state that allows this (409), e.g. joining a started game."""
+
+    status = 409
+    code = "conflict"
+
+
+class StaleState(Conflict):
+    """``expected_seq`` is behind the game (409): the action was not applied; reload and retry."""
+
+    code = "stale_state"
+
+
+class BadPayload(ServiceError):
+    """The action payload is malformed (400)."""
+
+    status = 400
+    code = "invalid_payload"
+
+
+class Illegal(ServiceError):
+    """The rules forbid the action now (422). ``params`` carries the engine's code and parameters."""
+
+    status = 422
+    code = "illegal_action"
+
+
+@dataclass
+class SubmitResult:
+    """What :func:`action_submit` applied: the game row after the write and every record stored
+    (the submitted action first, then any bot actions it triggered)."""
+
+    game: Game
+    records: list[ActionRecord] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------------------------------------
+# State cache: the engine never mutates a state, so a parsed state can be shared by requests of a process.
+# --------------------------------------------------------------------------------------------------------
+
+_STATE_CACHE: dict[int, tuple[str, engine.GameState]] = {}
+
+
+def game_state(game: Game) -> engine.GameState:
+    """Return the engine state of a started game (cached per process by ``state_hash``).
+
+    Raises:
+        Conflict: the game has not started.
+    """
+    if game.state is None:
+        raise Conflict("the game has not started")
+    cached = _STATE_CACHE.get(game.pk)
+    if cached is not None and cached[0] == game.state_hash:
+        return cached[1]
+    state = engine.from_dict(game.state)
+    if len(_STATE_CACHE) > 2000:
+        _STATE_CACHE.clear()
+    _STATE_CACHE[game.pk] = (game.state_hash, state)
+    return state
+
+
+def _remember(game: Game, state: engine.GameState) -> None:
+    _STATE_CACHE[game.pk] = (game.state_hash, state)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Lobby
+# --------------------------------------------------------------------------------------------------------
+
+
+def game_create(
+    *,
+    user: User,
+    title: str,
+    players: int,
+    options: dict[str, Any] | None = None,
+    time_control: str = "daily",
+    turn_seconds: int | None = None,
+    response_seconds: int | None = None,
+    private: bool = False,
+    content: str = "default",
+) -> Game:
+    """Open a lobby; the creator takes the first seat.
+
+    Args:
+        options: engine options (``games.engine.OPTION_DEFAULTS``); validated by the engine.
+        time_control: a key of :data:`TIME_CONTROLS` or ``"custom"`` (then both second counts are needed).
+
+    Raises:
+        BadPayload: options, player count, content or time control the rules do not allow.
+    """
+    try:
+        engine.normalize_setup({"players": players, "seed": 0, "options": options or {}, "content": content})
+    except engine.ContentError as exc:
+        raise BadPayload(str(exc)) from exc
+    if time_control in TIME_CONTROLS:
+        _label, turn, response = TIME_CONTROLS[time_control]
+    elif time_control == "custom" and turn_seconds and response_seconds:
+        turn, response = turn_seconds, response_seconds
+    else:
+        raise BadPayload("unknown time control")
+    if not 60 <= turn <= 30 * 86_400 or not 60 <= response <= 30 * 86_400:
+        raise BadPayload("deadlines must be between one minute and 30 days")
+    with transaction.atomic():
+        game = Game.objects.create(
+            title=title.strip()[:80] or "Medieval Mastery",
+            created_by=user,
+            players=players,
+            options=dict(options or {}),
+            content=content,
+            time_control=time_control,
+            turn_seconds=turn,
+            response_seconds=response,
+            private=private,
+        )
+        Seat.objects.create(game=game, number=0, user=user)
+    return game
+
+
+def _lock(game_id: int) -> Game:
+    try:
+        return Game.objects.select_for_update().get(pk=game_id)
+    except Game.DoesNotExist as exc:
+        raise NotFound("no such game") from exc
+
+
+def seat_join(*, game_id: int, user: User) -> Seat:
+    """Take a free seat in an open lobby.
+
+    Raises:
+        NotFound, Conflict: not a lobby, full, or already seated.
+    """
+    with transaction.atomic():
+        game = _lock(game_id)
+        if game.status != Game.Status.LOBBY:
+            raise Conflict("this game has already started")
+        seats = list(game.seats.all())
+        if any(s.user_id == user.pk for s in seats):
+            raise Conflict("you already have a seat here")
+        if len(seats) >= game.players:
+            raise Conflict("this table is full")
+        return Seat.objects.create(game=game, number=_free_number(seats), user=user)
+
+
+def _free_number(seats: list[Seat]) -> int:
+    taken = {s.number for s in seats}
+    return next(n for n in range(len(seats) + 1) if n not in taken)
+
+
+def seat_leave(*, game_id: int, user: User) -> None:
+    """Leave a lobby before the start. The creator cannot leave (they cancel the game instead).
+
+    Raises:
+        NotFound, Conflict, Forbidden.
+    """
+    with transaction.atomic():
+        game = _lock(game_id)
+        if game.status != Game.Status.LOBBY:
+            raise Conflict("you cannot leave a game that has started")
+        if game.created_by_id == user.pk:
+            raise Forbidden("the creator cannot leave; cancel the game instead")
+        deleted, _ = Seat.objects.filter(game=game, user=user).delete()
+        if not deleted:
+            raise Conflict("you have no seat here")
+
+
+def game_cancel(*, game_id: int, user: User) -> None:
+    """Delete an unstarted lobby (creator only)."""
+    with transaction.atomic():
+        game = _lock(game_id)
+        if game.created_by_id != user.pk:
+            raise Forbidden("only the creator can cancel this game")
+        if game.status != Game.Status.LOBBY:
+            raise Conflict("a started game cannot be cancelled")
+        game.delete()
+
+
+def seats_fill_with_bots(*, game_id: int, user: User) -> int:
+    """Fill every empty seat of a lobby with a bot (creator only); returns how many bots were added."""
+    with transaction.atomic():
+        game = _lock(game_id)
+        if game.created_by_id != user.pk:
+            raise Forbidden("only the creator can add bots")
+        if game.status != Game.Status.LOBBY:
+            raise Conflict("this game has already started")
+        seats = list(game.seats.all())
+        added = 0
+        while len(seats) < game.players:
+            seats.append(Seat.objects.create(game=game, number=_free_number(seats), is_bot=True))
+            added += 1
+        return added
+
+
+def game_start(*, game_id: int, user: User | None, seed: int | None = None) -> Game:
+    """Start a full lobby: random seat order and first player via the engine's seeded RNG, then the
+    engine's setup (R18–R25). Bots to move act at once.
+
+    Args:
+        user: the creator (``None`` for system use such as the demo command).
+        seed: the game seed (random when ``None``).
+
+    Raises:
+        Forbidden: not the creator. Conflict: not a full lobby.
+    """
+    with transaction.atomic():
+        game = _lock(game_id)
+        if user is not None and game.created_by_id != user.pk:
+            raise Forbidden("only the creator can start the game")
+        if game.status != Game.Status.LOBBY:
+            raise Conflict("this game has already started")
+        seats = list(game.seats.all())
+        if len(seats) != game.players:
+            raise Conflict("every seat must be filled (invite players or add bots)")
+        seed = secrets.randbits(62) if seed is None else seed
+        order = list(range(len(seats)))
+        Rng(seed ^ 0x5EA7).shuffle(order)  # random seat order (clockwise = turn order, R25)
+        for seat in seats:  # two passes keep the (game, number) constraint satisfied
+            seat.number = 100 + seat.number
+            seat.save(update_fields=["number"])
+        for new_number, seat in zip(order, seats, strict=True):
+            seat.number = new_number
+            seat.save(update_fields=["number"])
+        setup = {"players": game.players, "seed": seed, "options": game.options, "content": game.content}
+        state = engine.new_game(setup)
+        game.setup = engine.normalize_setup(setup)
+        game.status = Game.Status.ACTIVE
+        game.started_at = timezone.now()
+        records = _run_bots(game, state, {s.number for s in seats if s.is_bot}, [], 0)
+        _store(game, records.state, records.records, list(seats))
+    return game
+
+
+# --------------------------------------------------------------------------------------------------------
+# Actions
+# --------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Applied:
+    state: engine.GameState
+    records: list[ActionRecord]
+
+
+def _record(game: Game, seq: int, seat: int | None, source: str, action: engine.Action, t: engine.Transition) -> ActionRecord:
+    return ActionRecord(
+        game=game,
+        seq=seq,
+        seat=seat,
+        source=source,
+        payload=action.to_dict(),
+        events=t.events,
+        state_hash=engine.state_hash(t.state),
+    )
+
+
+def _run_bots(
+    game: Game, state: engine.GameState, bot_seats: set[int], records: list[ActionRecord], seq: int
+) -> _Applied:
+    """Let bot seats answer every prompt addressed to them until a human must decide (or the game ends)."""
+    for _ in range(MAX_BOT_ACTIONS):
+        prompts = engine.pending(state)
+        bot_prompt = next((p for p in prompts if p.seat in bot_seats), None)
+        if bot_prompt is None:
+            break
+        action = bot_action(state, bot_prompt.seat, game.pk, seq)
+        t = engine.apply(state, bot_prompt.seat, action)
+        seq += 1
+        records.append(_record(game, seq, bot_prompt.seat, ActionRecord.Source.BOT, action, t))
+        state = t.state
+    return _Applied(state, records)
+
+
+def action_submit(
+    *,
+    game_id: int,
+    user: User | None,
+    payload: Any,
+    expected_seq: int | None,
+    prompt_key: str | None = None,
+    seat: int | None = None,
+    source: str = ActionRecord.Source.WEB,
+) -> SubmitResult:
+    """Apply one action for the user's seat (or ``seat`` for system sources such as timeouts).
+
+    Args:
+        expected_seq: the ``seq`` the client saw; a different value is a :class:`StaleState` unless
+            ``prompt_key`` names a prompt still open for this seat (out-of-turn answers, e.g. both conflict
+            cards chosen at once).
+        payload: the action JSON (``docs/game-record.md``).
+
+    Returns:
+        The stored records: the action, then any bot actions it triggered.
+
+    Raises:
+        NotFound (404), Forbidden (403: no seat here), StaleState / Conflict (409), BadPayload (400),
+        Illegal (422). Nothing is written when one is raised.
+    """
+    try:
+        action = engine.parse_action(payload)
+    except engine.InvalidActionPayload as exc:
+        raise BadPayload(exc.message, field=exc.field) from exc
+    with transaction.atomic():
+        game = _lock(game_id)
+        if game.status != Game.Status.ACTIVE:
+            raise Conflict("this game is not in progress")
+        seats = list(game.seats.all())
+        if seat is None:
+            mine = next((s for s in seats if user is not None and s.user_id == user.pk), None)
+            if mine is None:
+                raise Forbidden("you have no seat in this game")
+            seat = mine.number
+        state = game_state(game)
+        if expected_seq != game.seq:
+            open_keys = {p.key for p in engine.pending(state) if p.seat == seat}
+            if prompt_key is None or prompt_key not in open_keys:
+                raise StaleState("the game has moved on; reload and try again", seq=game.seq)
+        try:
+            t = engine.apply(state, seat, action)
+        except engine.IllegalAction as exc:
+            raise Illegal(exc.code.value, engine_code=exc.code.value, **exc.params) from exc
+        records = [_record(game, game.seq + 1, seat, source, action, t)]
+        applied = _run_bots(game, t.state, {s.number for s in seats if s.is_bot}, records, game.seq + 1)
+        _store(game, applied.state, applied.records, seats)
+    return SubmitResult(game, applied.records)
+
+
+def _store(game: Game, state: engine.GameState, records: list[ActionRecord], seats: list[Seat]) -> None:
+    """Persist the new state, the records, snapshots and the prompt projection (inside the caller's
+    transaction)."""
+    now = timezone.now()
+    if records:
+        ActionRecord.objects.bulk_create(records)
+        game.seq = records[-1].seq
+    game.state = engine.to_dict(state)
+    game.state_hash = engine.state_hash(state)
+    every = settings.SNAPSHOT_EVERY
+    snaps = [r for r in records if r.seq % every == 0]
+    if snaps and snaps[-1].seq == game.seq:
+        Snapshot.objects.create(game=game, seq=game.seq, state=game.state, state_hash=game.state_hash)
+    if state.winners:
+        game.status = Game.Status.FINISHED
+        game.finished_at = now
+        game.winners = list(state.winners)
+        vp = engine.victory_points(state)
+        place = {n: (n not in state.winners, -vp[n]) for n in range(state.num_players)}
+        for seat in seats:  # winners first, then by VP; equal VP share a place
+            seat.final_vp = vp[seat.number]
+            seat.final_rank = 1 + sum(1 for other in place.values() if other < place[seat.number])
+        Seat.objects.bulk_update(seats, ["final_vp", "final_rank"])
+    game.save()
+    _remember(game, state)
+    _sync_prompts(game, state, now)
+
+
+def _sync_prompts(game: Game, state: engine.GameState, now: Any) -> None:
+    """Project ``engine.pending()`` into Prompt rows, keeping the opening time of prompts still open."""
+    wanted = {(p.seat, p.key): p for p in engine.pending(state)}
+    existing = {(p.seat, p.key): p.pk for p in Prompt.objects.filter(game=game).only("seat", "key")}
+    stale = [pk for k, pk in existing.items() if k not in wanted]
+    if stale:
+        Prompt.objects.filter(pk__in=stale).delete()
+    new = [
+        Prompt(
+            game=game,
+            seat=p.seat,
+            kind=p.kind,
+            key=p.key,
+            deadline_class=p.deadline,
+            timeout_action=p.timeout_action.to_dict(),
+            opened_at=now,
+            deadline_at=now
+            + timedelta(seconds=game.turn_seconds if p.deadline == "turn" else game.response_seconds),
+        )
+        for k, p in wanted.items()
+        if k not in existing
+    ]
+    if new:
+        Prompt.objects.bulk_create(new)
+
+
+def game_verify(*, game_id: int) -> tuple[bool, str]:
+    """Replay a game from its setup and records, checking every stored hash (``manage.py verify_game``).
+
+    Returns:
+        ``(ok, message)``; the message names the first mismatch.
+    """
+    try:
+        game = Game.objects.get(pk=game_id)
+    except Game.DoesNotExist:
+        return False, "no such game"
+    if game.setup is None:
+        return True, "not started: nothing to verify"
+    state = engine.new_game(game.setup)
+    expected = 1
+    for record in game.actions.order_by("seq").iterator():
+        if record.seq != expected:
+            return False, f"gap in the log: expected seq {expected}, found {record.seq}"
+        seat = record.seat if record.seat is not None else state.active
+        try:
+            state = engine.apply(state, seat, engine.parse_action(record.payload)).state
+        except (engine.IllegalAction, engine.InvalidActionPayload) as exc:
+            return False, f"action {record.seq} no longer applies: {exc}"
+        if engine.state_hash(state) != record.state_hash:
+            return False, f"hash mismatch after action {record.seq}"
+        expected += 1
+    if game.seq != expected - 1:
+        return False, f"game.seq is {game.seq} but the log has {expected - 1} actions"
+    if engine.state_hash(state) != game.state_hash or engine.to_dict(state) != game.state:
+        return False, "the stored state differs from the replayed state"
+    return True, f"ok: {game.seq} actions replayed, hash {game.state_hash[:12]}"

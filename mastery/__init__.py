@@ -1,0 +1,1 @@
+"""The Django project package of Medieval Mastery online."""

@@ -1,0 +1,16 @@
+"""Root URL configuration."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.urls import include, path
+
+from games.api import api
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("accounts/", include("allauth.urls")),
+    path("accounts/", include("accounts.urls")),
+    path("api/", api.urls),
+    path("", include("games.urls")),
+]
