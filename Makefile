@@ -16,13 +16,20 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-## Quick start, command 1: set everything up and play a demo game (the web site arrives with issue 3).
+## Quick start, command 1: set everything up and serve the site with a demo login and game in progress
+## on embedded defaults (SQLite and email to the console and var/mail/) at http://127.0.0.1:8000/.
 run: setup
-	$(BIN)/python -m games.engine play --players 4 --seed 1 --summary-only
+	$(BIN)/python manage.py migrate --noinput -v0
+	$(BIN)/python manage.py demo
+	$(BIN)/python manage.py runserver 127.0.0.1:8000
+
+# Tests use PostgreSQL when it answers on 127.0.0.1:5432 (CI makes it required), SQLite otherwise.
+TEST_DATABASE_URL ?= $(shell pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null && echo postgres://$$(whoami)@127.0.0.1:5432/mastery)
 
 ## Quick start, command 2: lint, type-check and run the whole test suite.
 test: setup lint typecheck
-	$(BIN)/python -m pytest -n 2 -q
+	$(BIN)/python manage.py makemigrations --check --dry-run -v0
+	DATABASE_URL=$(TEST_DATABASE_URL) MASTERY_ENV=test $(BIN)/python -m pytest -n 2 -q
 
 lint: setup
 	$(BIN)/ruff check .

@@ -1,6 +1,9 @@
-"""Shared pytest configuration: ``--soak`` turns the random-playout soak on (``make soak``)."""
+"""Shared pytest configuration: ``--soak`` turns the random-playout soak on (``make soak``);
+``MASTERY_REQUIRE_POSTGRES=1`` (set by CI) makes the suite fail unless it runs on PostgreSQL."""
 
 from __future__ import annotations
+
+import os
 
 import pytest
 
@@ -18,3 +21,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "soak" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _require_postgres(django_db_setup: None) -> None:
+    """With ``MASTERY_REQUIRE_POSTGRES=1`` the test database must be PostgreSQL (CI sets it)."""
+    if os.environ.get("MASTERY_REQUIRE_POSTGRES") == "1":
+        from django.db import connection
+
+        assert connection.vendor == "postgresql", "PostgreSQL is required (set DATABASE_URL)"
