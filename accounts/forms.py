@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from .models import User
 
 
-class SignupForm(AllauthSignupForm):
+class SignupForm(AllauthSignupForm):  # type: ignore[misc]
     """allauth's sign-up form plus a display name (allauth docs "Forms")."""
 
     display_name = forms.CharField(label=_("Display name"), max_length=40, required=False)

@@ -81,7 +81,11 @@ def game_view(game: Game, user: User | Any, *, with_log: bool = True) -> GameVie
         p.seat: p.deadline_at for p in Prompt.objects.filter(game=game).only("seat", "deadline_at")
     }
     if with_log:
-        records = ActionRecord.objects.filter(game=game).order_by("-seq").only("seq", "seat", "events", "created_at")
+        records = (
+            ActionRecord.objects.filter(game=game)
+            .order_by("-seq")
+            .only("seq", "seat", "events", "created_at")
+        )
         for record in records[:LOG_LENGTH]:
             lines = [describe(engine.redact_event(ev, seat), names) for ev in record.events]
             result.log.append(
@@ -92,7 +96,7 @@ def game_view(game: Game, user: User | Any, *, with_log: bool = True) -> GameVie
 
 @dataclass
 class MyGames:
-    """"My games" lists, in the order the UI shows them (ui.md "Lists that matter first")."""
+    """ "My games" lists, in the order the UI shows them (ui.md "Lists that matter first")."""
 
     waiting_for_me: list[tuple[Game, datetime | None]]
     others_turn: list[Game]
@@ -104,7 +108,10 @@ def my_games(user: User) -> MyGames:
     """Games of ``user``: waiting for me (soonest deadline first), others' turn, my open lobbies and the
     public ones I could join, finished."""
     mine: QuerySet[Game] = (
-        Game.objects.filter(seats__user=user).prefetch_related("seats__user").distinct().order_by("-updated_at")
+        Game.objects.filter(seats__user=user)
+        .prefetch_related("seats__user")
+        .distinct()
+        .order_by("-updated_at")
     )
     games = list(mine[:200])
     my_seat = {g.pk: next(s.number for s in g.seats.all() if s.user_id == user.pk) for g in games}
@@ -114,7 +121,8 @@ def my_games(user: User) -> MyGames:
             current = due.get(p.game_id)
             due[p.game_id] = p.deadline_at if current is None else min(current, p.deadline_at)
     waiting = sorted(
-        ((g, due.get(g.pk)) for g in games if g.pk in due), key=lambda item: item[1] or datetime.max.astimezone()
+        ((g, due.get(g.pk)) for g in games if g.pk in due),
+        key=lambda item: item[1] or datetime.max.astimezone(),
     )
     others = [g for g in games if g.status == Game.Status.ACTIVE and g.pk not in due]
     lobbies = [g for g in games if g.status == Game.Status.LOBBY]

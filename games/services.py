@@ -298,7 +298,9 @@ class _Applied:
     records: list[ActionRecord]
 
 
-def _record(game: Game, seq: int, seat: int | None, source: str, action: engine.Action, t: engine.Transition) -> ActionRecord:
+def _record(
+    game: Game, seq: int, seat: int | None, source: str, action: engine.Action, t: engine.Transition
+) -> ActionRecord:
     return ActionRecord(
         game=game,
         seq=seq,

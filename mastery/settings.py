@@ -12,9 +12,9 @@ from pathlib import Path
 import dj_database_url
 import django_stubs_ext
 
-django_stubs_ext.monkeypatch()  # generic Django classes (ModelAdmin[User], ModelForm[User]) at run time
-
 from .env import env_bool, env_choice, env_int, env_list, env_str
+
+django_stubs_ext.monkeypatch()  # generic Django classes (ModelAdmin[User], ModelForm[User]) at run time
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("MASTERY_VAR_DIR", str(BASE_DIR / "var")))
@@ -117,7 +117,9 @@ ACCOUNT_LOGOUT_REDIRECT_URL = "home"
 ACCOUNT_USER_MODEL_USERNAME_FIELD = None
 ACCOUNT_LOGIN_METHODS = {"email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
-ACCOUNT_EMAIL_VERIFICATION = env_choice("ACCOUNT_EMAIL_VERIFICATION", "mandatory", ("mandatory", "optional", "none"))
+ACCOUNT_EMAIL_VERIFICATION = env_choice(
+    "ACCOUNT_EMAIL_VERIFICATION", "mandatory", ("mandatory", "optional", "none")
+)
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Medieval Mastery] "
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if PRODUCTION else "http"

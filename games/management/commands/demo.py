@@ -25,9 +25,13 @@ class Command(BaseCommand):
         if created:
             user.set_password(DEMO_PASSWORD)
             user.save()
-        EmailAddress.objects.get_or_create(user=user, email=DEMO_EMAIL, defaults={"verified": True, "primary": True})
+        EmailAddress.objects.get_or_create(
+            user=user, email=DEMO_EMAIL, defaults={"verified": True, "primary": True}
+        )
         if not Game.objects.filter(created_by=user, title="Demo game").exists():
-            game = services.game_create(user=user, title="Demo game", players=3, options={}, time_control="live")
+            game = services.game_create(
+                user=user, title="Demo game", players=3, options={}, time_control="live"
+            )
             services.seats_fill_with_bots(game_id=game.pk, user=user)
             services.game_start(game_id=game.pk, user=user, seed=2026)
         self.stdout.write(f"Demo login: {DEMO_EMAIL} / {DEMO_PASSWORD}")
