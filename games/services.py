@@ -24,6 +24,10 @@ from games.models import TIME_CONTROLS, ActionRecord, Game, Prompt, Seat, Snapsh
 
 from .bots import bot_action
 
+#: Prompt kinds that several seats answer at the same time; only these may be answered with a stale
+#: ``expected_seq`` plus their still-open prompt key.
+PARALLEL_KINDS = frozenset({"response", "conflict"})
+
 #: At most this many bot actions are applied after one human action (a runaway guard; a full bot game is
 #: ~300 actions, so whole turns of several bots fit easily).
 MAX_BOT_ACTIONS = 2000
@@ -282,8 +286,8 @@ def game_start(*, game_id: int, user: User | None, seed: int | None = None) -> G
         game.setup = engine.normalize_setup(setup)
         game.status = Game.Status.ACTIVE
         game.started_at = timezone.now()
-        records = _run_bots(game, state, {s.number for s in seats if s.is_bot}, [], 0)
-        _store(game, records.state, records.records, list(seats))
+        applied = _run_bots(game, state, {s.number for s in seats if s.is_bot}, [], 0)
+        _store(game, applied, list(seats))
     return game
 
 
@@ -296,6 +300,11 @@ def game_start(*, game_id: int, user: User | None, seed: int | None = None) -> G
 class _Applied:
     state: engine.GameState
     records: list[ActionRecord]
+    snapshots: list[tuple[int, engine.GameState]] = field(default_factory=list)
+
+
+def _snapshot_due(seq: int) -> bool:
+    return seq % settings.SNAPSHOT_EVERY == 0
 
 
 def _record(
@@ -315,7 +324,9 @@ def _record(
 def _run_bots(
     game: Game, state: engine.GameState, bot_seats: set[int], records: list[ActionRecord], seq: int
 ) -> _Applied:
-    """Let bot seats answer every prompt addressed to them until a human must decide (or the game ends)."""
+    """Let bot seats answer every prompt addressed to them until a human must decide (or the game ends).
+    ``records``/``seq`` describe what the caller already applied (its state is ``state``)."""
+    snapshots = [(seq, state)] if records and _snapshot_due(seq) else []
     for _ in range(MAX_BOT_ACTIONS):
         prompts = engine.pending(state)
         bot_prompt = next((p for p in prompts if p.seat in bot_seats), None)
@@ -326,7 +337,9 @@ def _run_bots(
         seq += 1
         records.append(_record(game, seq, bot_prompt.seat, ActionRecord.Source.BOT, action, t))
         state = t.state
-    return _Applied(state, records)
+        if _snapshot_due(seq):
+            snapshots.append((seq, state))
+    return _Applied(state, records, snapshots)
 
 
 def action_submit(
@@ -370,7 +383,10 @@ def action_submit(
             seat = mine.number
         state = game_state(game)
         if expected_seq != game.seq:
-            open_keys = {p.key for p in engine.pending(state) if p.seat == seat}
+            # Only decisions several seats answer at once may bypass expected_seq (architecture §3): a
+            # turn-level key stays open for the whole turn, so honouring it would let a repeated turn
+            # action apply twice.
+            open_keys = {p.key for p in engine.pending(state) if p.seat == seat and p.kind in PARALLEL_KINDS}
             if prompt_key is None or prompt_key not in open_keys:
                 raise StaleState("the game has moved on; reload and try again", seq=game.seq)
         try:
@@ -379,23 +395,25 @@ def action_submit(
             raise Illegal(exc.code.value, engine_code=exc.code.value, **exc.params) from exc
         records = [_record(game, game.seq + 1, seat, source, action, t)]
         applied = _run_bots(game, t.state, {s.number for s in seats if s.is_bot}, records, game.seq + 1)
-        _store(game, applied.state, applied.records, seats)
+        _store(game, applied, seats)
     return SubmitResult(game, applied.records)
 
 
-def _store(game: Game, state: engine.GameState, records: list[ActionRecord], seats: list[Seat]) -> None:
+def _store(game: Game, applied: _Applied, seats: list[Seat]) -> None:
     """Persist the new state, the records, snapshots and the prompt projection (inside the caller's
     transaction)."""
     now = timezone.now()
+    state, records = applied.state, applied.records
     if records:
         ActionRecord.objects.bulk_create(records)
         game.seq = records[-1].seq
     game.state = engine.to_dict(state)
     game.state_hash = engine.state_hash(state)
-    every = settings.SNAPSHOT_EVERY
-    snaps = [r for r in records if r.seq % every == 0]
-    if snaps and snaps[-1].seq == game.seq:
-        Snapshot.objects.create(game=game, seq=game.seq, state=game.state, state_hash=game.state_hash)
+    if applied.snapshots:
+        Snapshot.objects.bulk_create(
+            Snapshot(game=game, seq=seq, state=engine.to_dict(s), state_hash=engine.state_hash(s))
+            for seq, s in applied.snapshots
+        )
     if state.winners:
         game.status = Game.Status.FINISHED
         game.finished_at = now
@@ -414,10 +432,19 @@ def _store(game: Game, state: engine.GameState, records: list[ActionRecord], sea
 def _sync_prompts(game: Game, state: engine.GameState, now: Any) -> None:
     """Project ``engine.pending()`` into Prompt rows, keeping the opening time of prompts still open."""
     wanted = {(p.seat, p.key): p for p in engine.pending(state)}
-    existing = {(p.seat, p.key): p.pk for p in Prompt.objects.filter(game=game).only("seat", "key")}
-    stale = [pk for k, pk in existing.items() if k not in wanted]
+    existing = {(p.seat, p.key): p for p in Prompt.objects.filter(game=game)}
+    stale = [row.pk for k, row in existing.items() if k not in wanted]
     if stale:
         Prompt.objects.filter(pk__in=stale).delete()
+    # A turn keeps its key (and its clock) while its step changes: update kind and timeout in place.
+    changed = []
+    for k, row in existing.items():
+        p = wanted.get(k)
+        if p is not None and (row.kind, row.timeout_action) != (p.kind, p.timeout_action.to_dict()):
+            row.kind, row.deadline_class, row.timeout_action = p.kind, p.deadline, p.timeout_action.to_dict()
+            changed.append(row)
+    if changed:
+        Prompt.objects.bulk_update(changed, ["kind", "deadline_class", "timeout_action"])
     new = [
         Prompt(
             game=game,

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Web load test (issue 3 "Speed it must reach"): gunicorn + PostgreSQL on this machine, driven by wrk.
+# Usage: bash benchmarks/web_load.sh   (needs PostgreSQL on 127.0.0.1:5432 and `wrk`; prints a summary)
+# Pages: GET /games/<id>/ with a session cookie at 1 and 8 connections.
+# Submits: POST /api/games/<id>/actions (end_turn, alternating seats, bearer tokens) at 16 connections,
+# one 2-player game per connection so every submit is legal and carries the right expected_seq.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=.venv/bin/python
+DB=mastery_bench
+PORT=${PORT:-8765}
+DURATION=${DURATION:-15s}
+WORKERS=${WORKERS:-3}
+OUT=var/bench
+mkdir -p "$OUT"
+export DATABASE_URL="postgres://$(whoami)@127.0.0.1:5432/$DB" DEBUG=0 MASTERY_ENV=development LOG_LEVEL=ERROR
+dropdb --if-exists -h 127.0.0.1 "$DB" && createdb -h 127.0.0.1 "$DB"
+$PY manage.py migrate --noinput -v0
+$PY benchmarks/web_setup.py 64 "$OUT/games.json"
+$PY - "$OUT" <<'PYEOF'
+import json, sys
+out = sys.argv[1]
+games = [g for g in json.load(open(f"{out}/games.json")) if g["players"] == 2]
+lines = ["games = {"]
+for g in games:
+    lines.append('  {id=%d, seq=%d, active=%d, tok0="%s", tok1="%s"},' % (g["id"], g["seq"], g["active"], g["tokens"]["0"], g["tokens"]["1"]))
+lines.append("}")
+open(f"{out}/games.lua", "w").write("\n".join(lines) + "\n")
+six = next(g for g in json.load(open(f"{out}/games.json")) if g["players"] == 6)
+two = games[0]
+open(f"{out}/page.env", "w").write(f"SEQ2={two['seq']}\nPAGE2=/games/{two['id']}/\nCOOKIE2=sessionid={two['session']}\nPAGE6=/games/{six['id']}/\nCOOKIE6=sessionid={six['session']}\n")
+PYEOF
+source "$OUT/page.env"
+.venv/bin/gunicorn mastery.wsgi --bind "127.0.0.1:$PORT" --workers "$WORKERS" --log-level error &
+GUNICORN=$!
+trap 'kill $GUNICORN 2>/dev/null || true' EXIT
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$PORT/" && break; sleep 0.2; done
+cat > "$OUT/pct.lua" <<'LUA'
+function done(summary, latency, requests)
+  io.write(string.format("RESULT requests=%d errors=%d rps=%.1f p50=%.2fms p95=%.2fms p99=%.2fms\n",
+    summary.requests, summary.errors.status + summary.errors.connect + summary.errors.read + summary.errors.timeout,
+    summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000, latency:percentile(95) / 1000,
+    latency:percentile(99) / 1000))
+end
+LUA
+cat > "$OUT/submit.lua" <<'LUA'
+dofile("var/bench/games.lua")
+local n = 0
+function setup(thread)
+  n = n + 1
+  local g = games[n]
+  thread:set("gid", g.id); thread:set("seq", g.seq); thread:set("active", g.active)
+  thread:set("tok0", g.tok0); thread:set("tok1", g.tok1)
+end
+function request()
+  local tok = tok0
+  if active == 1 then tok = tok1 end
+  local body = '{"expected_seq": ' .. seq .. ', "action": {"type": "end_turn"}}'
+  return wrk.format("POST", "/api/games/" .. gid .. "/actions",
+    {["Authorization"] = "Bearer " .. tok, ["Content-Type"] = "application/json"}, body)
+end
+function response(status, headers, body)
+  if status == 200 then seq = seq + 1; active = 1 - active end
+end
+LUA
+cat "$OUT/pct.lua" >> "$OUT/submit.lua"
+echo "== warm-up"; wrk -t1 -c2 -d3s -H "Cookie: $COOKIE2" "http://127.0.0.1:$PORT$PAGE2" > /dev/null
+run() { echo "== $1"; shift; wrk "$@" | tee -a "$OUT/wrk.log" | grep -E "RESULT|Non-2xx" || true; }
+run "game page, 2 players, 1 connection" -t1 -c1 -d"$DURATION" -s "$OUT/pct.lua" -H "Cookie: $COOKIE2" "http://127.0.0.1:$PORT$PAGE2"
+run "game page, 2 players, 8 connections" -t4 -c8 -d"$DURATION" -s "$OUT/pct.lua" -H "Cookie: $COOKIE2" "http://127.0.0.1:$PORT$PAGE2"
+run "game page, 6 players, 8 connections" -t4 -c8 -d"$DURATION" -s "$OUT/pct.lua" -H "Cookie: $COOKIE6" "http://127.0.0.1:$PORT$PAGE6"
+run "poll (unchanged), 8 connections" -t4 -c8 -d"$DURATION" -s "$OUT/pct.lua" -H "Cookie: $COOKIE2" "http://127.0.0.1:$PORT${PAGE2}poll/?seq=$SEQ2"
+run "action submit, 16 connections, 16 games" -t16 -c16 -d"$DURATION" -s "$OUT/submit.lua" "http://127.0.0.1:$PORT/"
