@@ -28,7 +28,9 @@ def main() -> None:
     for g in range(count):
         players = 6 if g % 4 == 3 else 2
         users = [
-            User.objects.create_user(f"bench{g}-{i}@example.com", "bench-password-123", display_name=f"B{g}.{i}")
+            User.objects.create_user(
+                f"bench{g}-{i}@example.com", "bench-password-123", display_name=f"B{g}.{i}"
+            )
             for i in range(players)
         ]
         game = services.game_create(user=users[0], title=f"Bench {g}", players=players, time_control="daily")
@@ -46,8 +48,14 @@ def main() -> None:
         session.create()
         active = game.state["active"] if game.state else 0
         games.append(
-            {"id": game.pk, "players": players, "seq": game.seq, "active": active, "tokens": tokens,
-             "session": session.session_key}
+            {
+                "id": game.pk,
+                "players": players,
+                "seq": game.seq,
+                "active": active,
+                "tokens": tokens,
+                "session": session.session_key,
+            }
         )
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "w", encoding="utf-8") as fh:

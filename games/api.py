@@ -1,7 +1,480 @@
-"""JSON API under /api/ (django-ninja); the OpenAPI schema is served at /api/openapi.json."""
+"""JSON API under ``/api/`` (django-ninja); the OpenAPI schema is served at ``/api/openapi.json``.
+
+Thin, like the pages (architecture §1): parse the request, call :mod:`games.selectors` or
+:mod:`games.services`, render. Everything a response shows comes from the caller's
+:class:`games.selectors.GameView` (the engine's ``view_for``) and from events redacted with
+``engine.redact_event`` — never from ``Game.state``. Documented in ``docs/api.md``.
+
+Status codes: 200 success; 400 malformed request (bad JSON, wrong types, unknown fields, out-of-range
+numbers, malformed action payload); 401 not authenticated; 403 not your seat / CSRF failure; 404 unknown
+game; 409 stale ``expected_seq`` or game not in progress; 413 body too large; 422 an action the rules
+forbid. Every error body is ``{"error": code, "message": text, "params": {...}}``.
+"""
 
 from __future__ import annotations
 
-from ninja import NinjaAPI
+from datetime import datetime
+from typing import Annotated, Any, Literal, cast
 
-api = NinjaAPI(title="Medieval Mastery API", version="1", urls_namespace="api")
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.http import Http404, HttpRequest, HttpResponse
+from django.utils.translation import gettext as _
+from ninja import NinjaAPI, Schema
+from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.params import P, PathEx
+from ninja.security import HttpBearer
+from ninja.security import SessionAuth as NinjaSessionAuth
+from pydantic import ConfigDict, Field, StrictInt
+
+from accounts.models import ApiToken, User
+from games import engine
+from games.log import describe
+from games.models import ActionRecord, Game
+from games.selectors import LOG_LENGTH, game_get, game_view, my_games
+from games.services import NotFound, ServiceError, action_submit
+
+#: Largest id or sequence number accepted (a signed 64-bit integer, the database's ``bigint``).
+MAX_INT = 2**63 - 1
+
+#: Longest bearer token looked up (issued tokens are 43 characters).
+MAX_TOKEN_LENGTH = 200
+
+ACTION_TYPES_DOC = """An action payload: a JSON object with a `type` tag and that type's fields
+(`docs/game-record.md` §4). Types:
+
+* free window (active player): `call_to_arms`, `tactical_advance`, `fracture` {`target`},
+  `use_crown` {`player`?, `artefact`?, `card`?}, `end_turn`;
+* manoeuvres: `redistribute` {`moves`: [{`from`, `to`, `knights`}]}, `advance` {`to`, `knights`},
+  `decline_advance`, `finish_redistribution`;
+* response windows: `respond` {`fracture`: [artefact ids, ranked]} (`[]` passes);
+* battle: `choose_conflict` {`card`}, `play_support` {`cards`}, `pass_support`;
+* choices: `discard_choice` {`card` or null}, `insight_order` {`order`}, `prosperity_choice` {`discard`},
+  `fear_choice` {`use`}.
+
+`GET /api/games/{game_id}/legal` lists complete legal payloads for the caller."""
+
+
+# --------------------------------------------------------------------------------------------------------
+# Authentication
+# --------------------------------------------------------------------------------------------------------
+
+
+class TokenAuth(HttpBearer):
+    """``Authorization: Bearer <token>`` checked against :class:`accounts.models.ApiToken` (only the
+    SHA-256 digest is stored). Bearer requests need no CSRF token: browsers never send them on their own."""
+
+    def authenticate(self, request: HttpRequest, token: str) -> User | None:
+        """Return the token's (active) user, or ``None`` so the next auth method is tried.
+
+        Args:
+            token: the text after ``Bearer``.
+        """
+        if not token or len(token) > MAX_TOKEN_LENGTH:
+            return None
+        row = ApiToken.objects.select_related("user").filter(digest=ApiToken.hash(token)).first()
+        if row is None or not row.user.is_active:
+            return None
+        return row.user
+
+
+class SessionAuth(NinjaSessionAuth):
+    """Django session login (ninja's ``django_auth``) with its CSRF check kept for unsafe methods.
+
+    The CSRF check runs only when a session user is present, so a request with no credentials at all is a
+    clean 401 rather than a CSRF 403; a logged-in session without a valid CSRF token is still refused (403).
+    """
+
+    def __call__(self, request: HttpRequest) -> Any | None:
+        """Return the session user, or ``None`` when nobody is logged in.
+
+        Raises:
+            ninja.errors.HttpError: 403 when the CSRF check fails for a logged-in unsafe request.
+        """
+        user = getattr(request, "user", None)
+        if user is None or not user.is_authenticated:
+            return None
+        return super().__call__(request)
+
+
+token_auth = TokenAuth()
+session_auth = SessionAuth(csrf=True)
+
+api = NinjaAPI(
+    title="Medieval Mastery API",
+    version="1",
+    description=(
+        "Play Medieval Mastery over HTTP: read a game as your seat sees it, list your legal actions, submit "
+        "an action with `expected_seq`. Authenticate with a session cookie (plus the CSRF token on POST) or "
+        "`Authorization: Bearer <token>`. Errors are `{error, message, params}`: 400 malformed, 401 not "
+        "authenticated, 403 not your seat, 404 unknown game, 409 stale `expected_seq` or game not in "
+        "progress, 422 illegal move. See docs/api.md."
+    ),
+    urls_namespace="api",
+    openapi_url="/openapi.json",
+    auth=[token_auth, session_auth],
+)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Schemas
+# --------------------------------------------------------------------------------------------------------
+
+
+class ErrorOut(Schema):
+    """Every error response: a stable machine ``error`` code, an English ``message`` and ``params``."""
+
+    error: str = Field(description="stable machine code, e.g. `stale_state`, `illegal_action`")
+    message: str
+    params: dict[str, Any] = Field(
+        description="details: `seq` (409 stale), `engine_code` and the rule's parameters (422), "
+        "`field` (400 payload), `errors` (400 request validation)"
+    )
+
+
+class PlayerOut(Schema):
+    """A seat at the table (public)."""
+
+    seat: int = Field(description="seat number (clockwise turn order once started)")
+    name: str
+    bot: bool
+
+
+class PromptOut(Schema):
+    """A decision the game waits for from the caller."""
+
+    kind: str = Field(description="turn, manoeuvre, vitality, response, conflict, support, may_discard, …")
+    key: str = Field(description="stable prompt key; send it as `prompt_key` to answer out of turn")
+    deadline: str = Field(description="deadline class: `turn` or `response`")
+    deadline_at: datetime | None = Field(description="when the timeout action is applied (ISO 8601)")
+    detail: dict[str, Any] = Field(description="extra facts, e.g. window kind and targets")
+
+
+class LogEntryOut(Schema):
+    """One recorded action as the caller may see it: redacted engine events and their wording."""
+
+    seq: int
+    at: datetime
+    seat: int | None = Field(description="the acting seat (null for system actions)")
+    events: list[dict[str, Any]] = Field(description="engine events redacted for the caller")
+    lines: list[str] = Field(description="the events in words")
+
+
+class GameOut(Schema):
+    """A game as the caller sees it."""
+
+    id: int
+    title: str
+    status: Literal["lobby", "active", "finished"]
+    seq: int = Field(description="number of recorded actions; send it back as `expected_seq`")
+    players: list[PlayerOut]
+    seat: int | None = Field(description="the caller's seat, null for a spectator")
+    view: dict[str, Any] | None = Field(
+        description="the engine's view for the caller's seat (spectator view without a seat); null before "
+        "the start. Only the caller's own hand appears; other hands are counts."
+    )
+    prompts: list[PromptOut] = Field(description="the caller's open decisions")
+    waiting_for: list[str] = Field(description="names of the other players the game waits for")
+    log: list[LogEntryOut] = Field(description=f"newest first, at most {LOG_LENGTH} actions")
+
+
+class LegalOut(Schema):
+    """The caller's legal actions."""
+
+    seq: int
+    seat: int | None
+    actions: list[dict[str, Any]] = Field(
+        description="complete legal action payloads (empty for spectators and games not in progress)"
+    )
+
+
+class ActionIn(Schema):
+    """Submit one action for the caller's seat."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    expected_seq: Annotated[StrictInt, Field(ge=0, le=MAX_INT)] = Field(
+        description="the game's `seq` you acted on; a different value is refused with 409 unless "
+        "`prompt_key` names a decision still open for you"
+    )
+    action: dict[str, Any] = Field(
+        description=ACTION_TYPES_DOC,
+        examples=[{"type": "end_turn"}, {"type": "advance", "to": "t5", "knights": 6}],
+    )
+    prompt_key: Annotated[str, Field(min_length=1, max_length=80)] | None = Field(
+        default=None, description="key of the open prompt answered (out-of-turn answers)"
+    )
+
+
+class AppliedOut(Schema):
+    """One stored record. ``action`` is given only for the caller's own records."""
+
+    seq: int
+    seat: int | None
+    source: str = Field(description="web, email, api, timeout or bot")
+    type: str = Field(description="the action type")
+    action: dict[str, Any] | None = Field(default=None, description="the payload (own records only)")
+
+
+class SubmitOut(Schema):
+    """The result of a submitted action."""
+
+    seq: int = Field(description="the game's new `seq`")
+    applied: list[AppliedOut] = Field(description="your action, then the bot actions it triggered")
+
+
+class MyGameOut(Schema):
+    """One of the caller's games."""
+
+    id: int
+    title: str
+    status: Literal["lobby", "active", "finished"]
+    seq: int
+    seat: int = Field(description="the caller's seat")
+    waiting_for_me: bool
+    deadline_at: datetime | None = Field(description="the caller's earliest deadline, when waited for")
+
+
+class MyGamesOut(Schema):
+    """The caller's games: those waiting for them first, then others' turn, lobbies, finished."""
+
+    games: list[MyGameOut]
+
+
+ERRORS: dict[int, type[Schema]] = {400: ErrorOut, 401: ErrorOut}
+GAME_ERRORS: dict[int, type[Schema]] = {**ERRORS, 404: ErrorOut}
+
+# --------------------------------------------------------------------------------------------------------
+# Errors
+# --------------------------------------------------------------------------------------------------------
+
+
+def _error(
+    request: HttpRequest, status: int, code: str, message: str, params: dict[str, Any] | None = None
+) -> HttpResponse:
+    body = {"error": code, "message": message, "params": dict(params or {})}
+    return api.create_response(request, body, status=status)
+
+
+@api.exception_handler(ServiceError)
+def service_error(request: HttpRequest, exc: ServiceError) -> HttpResponse:
+    """A refused write or read (:mod:`games.services`): its own status, code, message and params."""
+    return _error(request, exc.status, exc.code, exc.message, exc.params)
+
+
+@api.exception_handler(ValidationError)
+def validation_error(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    """Request validation failed (wrong types, unknown fields, out-of-range numbers): 400, not ninja's 422,
+    so that 422 always means "the rules forbid this move". Only location, message and type are echoed."""
+    errors = [
+        {
+            "loc": [str(part) for part in e.get("loc", ())],
+            "msg": str(e.get("msg", "")),
+            "type": str(e.get("type", "")),
+        }
+        for e in exc.errors
+    ]
+    return _error(request, 400, "invalid_request", _("The request is malformed."), {"errors": errors})
+
+
+_HTTP_CODES = {400: "bad_request", 401: "unauthenticated", 403: "forbidden", 404: "not_found"}
+
+
+@api.exception_handler(HttpError)
+def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    """ninja's own refusals: unparsable body (400), missing credentials (401), CSRF failure (403)."""
+    if isinstance(exc, AuthenticationError):
+        response = _error(
+            request,
+            401,
+            "unauthenticated",
+            _("Authentication required: log in or send Authorization: Bearer <token>."),
+        )
+        response["WWW-Authenticate"] = "Bearer"
+        return response
+    return _error(request, exc.status_code, _HTTP_CODES.get(exc.status_code, "http_error"), str(exc))
+
+
+@api.exception_handler(SuspiciousOperation)
+def suspicious(request: HttpRequest, exc: SuspiciousOperation) -> HttpResponse:
+    """A body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (413) or another request Django refuses as suspicious
+    (400), answered as JSON rather than Django's HTML page."""
+    if isinstance(exc, RequestDataTooBig):
+        return _error(request, 413, "request_too_large", _("The request body is too large."))
+    return _error(request, 400, "bad_request", _("The request is malformed."))
+
+
+@api.exception_handler(Http404)
+def not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
+    """Anything raising ``Http404`` inside the API."""
+    return _error(request, 404, "not_found", _("Not found."))
+
+
+# --------------------------------------------------------------------------------------------------------
+# Endpoints
+# --------------------------------------------------------------------------------------------------------
+
+GameId = PathEx[int, P(ge=1, le=MAX_INT, description="the game's id")]
+
+
+def _user(request: HttpRequest) -> User:
+    return cast(User, request.auth)  # type: ignore[attr-defined]
+
+
+def _game(game_id: int) -> Game:
+    game = game_get(game_id)
+    if game is None:
+        raise NotFound(_("no such game"), game_id=game_id)
+    return game
+
+
+def _log(game: Game, seat: int | None, names: dict[int, str]) -> list[dict[str, Any]]:
+    """The newest :data:`LOG_LENGTH` records with their events redacted for ``seat`` (one query)."""
+    records = (
+        ActionRecord.objects.filter(game=game).order_by("-seq").only("seq", "seat", "events", "created_at")
+    )
+    entries = []
+    for record in records[:LOG_LENGTH]:
+        events = [engine.redact_event(ev, seat) for ev in record.events]
+        lines = [describe(ev, names) for ev in events]
+        entries.append(
+            {
+                "seq": record.seq,
+                "at": record.created_at,
+                "seat": record.seat,
+                "events": events,
+                "lines": [line for line in lines if line],
+            }
+        )
+    return entries
+
+
+@api.get(
+    "/games/{game_id}",
+    response={200: GameOut, **GAME_ERRORS},
+    operation_id="game_view",
+    summary="A game as you see it",
+    tags=["games"],
+)
+def game_detail(request: HttpRequest, game_id: GameId) -> dict[str, Any]:
+    """The game as the caller sees it: the engine's view for the caller's seat (spectator view without a
+    seat), the caller's open prompts, whom the game waits for and the redacted log, newest first.
+
+    Raises:
+        NotFound: 404, no such game.
+    """
+    game = _game(game_id)
+    gv = game_view(game, _user(request), with_log=False)
+    deadline = gv.deadlines.get(gv.seat) if gv.seat is not None else None
+    return {
+        "id": game.pk,
+        "title": game.title,
+        "status": game.status,
+        "seq": game.seq,
+        "players": [{"seat": s.number, "name": s.name, "bot": s.is_bot} for s in gv.seats],
+        "seat": gv.seat,
+        "view": gv.view,
+        "prompts": [
+            {
+                "kind": p["kind"],
+                "key": p["key"],
+                "deadline": p["deadline"],
+                "deadline_at": deadline,
+                "detail": p.get("detail", {}),
+            }
+            for p in gv.my_prompts
+        ],
+        "waiting_for": gv.waiting_for,
+        "log": _log(game, gv.seat, gv.names) if game.state is not None else [],
+    }
+
+
+@api.get(
+    "/games/{game_id}/legal",
+    response={200: LegalOut, **GAME_ERRORS},
+    operation_id="game_legal",
+    summary="Your legal actions",
+    tags=["games"],
+)
+def game_legal(request: HttpRequest, game_id: GameId) -> dict[str, Any]:
+    """The caller's legal actions as complete payloads (empty for spectators and games not in progress).
+
+    Raises:
+        NotFound: 404, no such game.
+    """
+    game = _game(game_id)
+    gv = game_view(game, _user(request), with_log=False)
+    actions = gv.legal if game.status == Game.Status.ACTIVE else []
+    return {"seq": game.seq, "seat": gv.seat, "actions": actions}
+
+
+@api.post(
+    "/games/{game_id}/actions",
+    response={200: SubmitOut, **GAME_ERRORS, 403: ErrorOut, 409: ErrorOut, 422: ErrorOut},
+    operation_id="action_submit",
+    summary="Submit an action",
+    tags=["games"],
+    exclude_none=True,
+)
+def action_post(request: HttpRequest, game_id: GameId, body: ActionIn) -> dict[str, Any]:
+    """Apply one action for the caller's seat, then any bot moves it triggers.
+
+    Raises:
+        BadPayload: 400, malformed action. NotFound: 404. Forbidden: 403, no seat in this game.
+        StaleState: 409, ``expected_seq`` is not the game's ``seq`` (``params.seq`` is the current one).
+        Conflict: 409, the game is not in progress. Illegal: 422, the rules forbid the action.
+    """
+    result = action_submit(
+        game_id=game_id,
+        user=_user(request),
+        payload=body.action,
+        expected_seq=body.expected_seq,
+        prompt_key=body.prompt_key,
+        source=ActionRecord.Source.API,
+    )
+    mine = result.records[0].seat if result.records else None
+    applied: list[dict[str, Any]] = []
+    for record in result.records:
+        entry: dict[str, Any] = {
+            "seq": record.seq,
+            "seat": record.seat,
+            "source": record.source,
+            "type": str(record.payload.get("type", "")),
+        }
+        if record.seat is not None and record.seat == mine:
+            entry["action"] = record.payload
+        applied.append(entry)
+    return {"seq": result.game.seq, "applied": applied}
+
+
+@api.get(
+    "/me/games",
+    response={200: MyGamesOut, **ERRORS},
+    operation_id="my_games",
+    summary="Your games",
+    tags=["me"],
+)
+def me_games(request: HttpRequest) -> dict[str, Any]:
+    """The caller's games: those waiting for them (soonest deadline first), then others' turn, then open
+    lobbies they sit in, then finished games."""
+    user = _user(request)
+    lists = my_games(user)
+    waiting = {game.pk for game, _deadline in lists.waiting_for_me}
+    ordered: list[tuple[Game, datetime | None]] = list(lists.waiting_for_me)
+    ordered += [(g, None) for g in (*lists.others_turn, *lists.open_lobbies, *lists.finished)]
+    games = []
+    for game, deadline in ordered:
+        seat = next((s.number for s in game.seats.all() if s.user_id == user.pk), None)
+        if seat is None:  # a public lobby the caller could join: not one of their games
+            continue
+        games.append(
+            {
+                "id": game.pk,
+                "title": game.title,
+                "status": game.status,
+                "seq": game.seq,
+                "seat": seat,
+                "waiting_for_me": game.pk in waiting,
+                "deadline_at": deadline,
+            }
+        )
+    return {"games": games}

@@ -33,7 +33,9 @@ class Game(models.Model):
         FINISHED = "finished", _("Finished")
 
     title = models.CharField(_("title"), max_length=80)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="created_games")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="created_games"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     players = models.PositiveSmallIntegerField(_("players"))

@@ -1,4 +1,4 @@
-"""Page URLs of the games app."""
+"""Page URLs of the games app (the home page ``/`` is named ``home`` in ``mastery/urls.py``)."""
 
 from django.urls import path
 
@@ -7,4 +7,15 @@ from . import views
 app_name = "games"
 urlpatterns = [
     path("games/", views.my_games, name="my_games"),
+    path("games/new/", views.game_new, name="new"),
+    path("games/<int:game_id>/", views.game_detail, name="detail"),
+    path("games/<int:game_id>/join/", views.join, name="join"),
+    path("games/<int:game_id>/join/<str:token>/", views.invite, name="invite"),
+    path("games/<int:game_id>/leave/", views.leave, name="leave"),
+    path("games/<int:game_id>/bots/", views.fill_bots, name="fill_bots"),
+    path("games/<int:game_id>/start/", views.start, name="start"),
+    path("games/<int:game_id>/cancel/", views.cancel, name="cancel"),
+    path("games/<int:game_id>/act/", views.act, name="act"),
+    path("games/<int:game_id>/poll/", views.poll, name="poll"),
+    path("games/<int:game_id>/partial/<str:name>/", views.partial, name="partial"),
 ]

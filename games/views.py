@@ -1,15 +1,386 @@
-"""HTMX pages (thin: parse, call a service or selector, render)."""
+"""HTMX pages (thin: parse, call a service or selector, render).
+
+Every page works as a plain document with normal form posts and redirects; with htmx the game page swaps
+its partials (``templates/games/detail.html``: header, board, players, hand, status, decision, log,
+result) and polls ``/games/<id>/poll/?seq=N`` (204 while nothing changed). Everything shown comes from
+:func:`games.selectors.game_view` — never from ``Game.state``.
+"""
 
 from __future__ import annotations
 
-from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from typing import Any
 
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+from django_htmx.http import HttpResponseClientRedirect
+
+from accounts.models import User
+
+from . import services
+from .forms import GameCreateForm, PayloadError, action_payload
+from .messages import illegal_message
+from .models import Game
+from .presenters import page_model
+from .selectors import GameView, game_get, game_view, seat_of
 from .selectors import my_games as select_my_games
+
+#: The partials of the game page, in page order; each is also served alone at /games/<id>/partial/<name>/.
+PARTIALS = ("header", "decision", "status", "board", "hand", "players", "log", "result")
+DETAIL_TEMPLATE = "games/detail.html"
+
+
+def _user(request: HttpRequest) -> User:
+    user = request.user
+    assert isinstance(user, User)
+    return user
+
+
+def _is_htmx(request: HttpRequest) -> bool:
+    return bool(getattr(request, "htmx", False))
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    """The home page: what the site is, and for players the games that wait for them."""
+    lists = select_my_games(_user(request)) if request.user.is_authenticated else None
+    return render(request, "home.html", {"lists": lists})
 
 
 @login_required
 def my_games(request: HttpRequest) -> HttpResponse:
-    """My games: waiting for me, others' turn, open lobbies, finished."""
-    return render(request, "games/my_games.html", {"lists": select_my_games(request.user)})  # type: ignore[arg-type]
+    """My games: waiting for me (with time left), others' turn, open lobbies, finished."""
+    lists = select_my_games(_user(request))
+    empty = not (lists.waiting_for_me or lists.others_turn or lists.open_lobbies or lists.finished)
+    return render(request, "games/my_games.html", {"lists": lists, "empty": empty, "now": timezone.now()})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def game_new(request: HttpRequest) -> HttpResponse:
+    """Create a game (GET shows the form; POST opens the lobby with the creator in the first seat)."""
+    form = GameCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        turn, response = form.seconds()
+        try:
+            game = services.game_create(
+                user=_user(request),
+                title=form.cleaned_data["title"] or _("Medieval Mastery"),
+                players=form.cleaned_data["players"],
+                options=form.options(),
+                time_control=form.cleaned_data["time_control"],
+                turn_seconds=turn,
+                response_seconds=response,
+                private=form.cleaned_data["private"],
+            )
+        except services.ServiceError as exc:
+            form.add_error(None, exc.message)
+        else:
+            messages.success(request, _("Your table is open. Invite players or fill the seats with bots."))
+            return redirect("games:detail", game_id=game.pk)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "games/new.html", {"form": form}, status=status)
+
+
+def _load(request: HttpRequest, game_id: int, token: str | None = None) -> Game:
+    """The game with its seats, or 404 — also for private games the user has no seat in (unless the
+    invite ``token`` matches)."""
+    game = game_get(game_id)
+    if game is None:
+        raise Http404(_("No such game."))
+    if game.private and seat_of(game, request.user) is None and token != game.invite_token:
+        raise Http404(_("No such game."))
+    return game
+
+
+def duration(seconds: int) -> str:
+    """A time-control length in words: "10 minutes", "4 hours", "3 days"."""
+    if seconds >= 86_400 and seconds % 86_400 == 0:
+        days = seconds // 86_400
+        return ngettext("%(n)s day", "%(n)s days", days) % {"n": days}
+    if seconds >= 3600 and seconds % 3600 == 0:
+        hours = seconds // 3600
+        return ngettext("%(n)s hour", "%(n)s hours", hours) % {"n": hours}
+    minutes = max(1, round(seconds / 60))
+    return ngettext("%(n)s minute", "%(n)s minutes", minutes) % {"n": minutes}
+
+
+def _lobby(request: HttpRequest, game: Game, token: str | None = None, status: int = 200) -> HttpResponse:
+    user = _user(request)
+    seats = list(game.seats.all())
+    seat = seat_of(game, user)
+    invite = None
+    if game.private and seat is not None:
+        invite = request.build_absolute_uri(reverse("games:invite", args=[game.pk, game.invite_token]))
+    rows: list[dict[str, Any]] = [{"seat": s, "number": i + 1} for i, s in enumerate(seats)]
+    rows += [{"seat": None, "number": n + 1} for n in range(len(seats), game.players)]
+    context = {
+        "game": game,
+        "rows": rows,
+        "seated": seat is not None,
+        "creator": game.created_by_id == user.pk,
+        "full": len(seats) >= game.players,
+        "invite": invite,
+        "token": token,
+        "options": game.options,
+        "turn_time": duration(game.turn_seconds),
+        "response_time": duration(game.response_seconds),
+    }
+    return render(request, "games/lobby.html", context, status=status)
+
+
+def _context(request: HttpRequest, gv: GameView, **extra: Any) -> dict[str, Any]:
+    page = page_model(gv, timezone.now())
+    return {
+        "game": gv.game,
+        "gv": gv,
+        "view": gv.view,
+        "page": page,
+        "seq": gv.game.seq,
+        "poll_seconds": settings.GAME_POLL_SECONDS,
+        "oob": False,
+        **extra,
+    }
+
+
+@login_required
+@require_safe
+def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The lobby of an open table, or the game page of a running or finished game."""
+    game = _load(request, game_id)
+    if game.status == Game.Status.LOBBY:
+        return _lobby(request, game)
+    if _is_htmx(request) and request.htmx.target == "lobby":  # type: ignore[attr-defined]
+        return HttpResponseClientRedirect(reverse("games:detail", args=[game.pk]))  # the game has started
+    gv = game_view(game, request.user)
+    if gv.view is None:
+        raise Http404(_("No such game."))
+    return render(request, DETAIL_TEMPLATE, _context(request, gv))
+
+
+@login_required
+@require_safe
+def partial(request: HttpRequest, game_id: int, name: str) -> HttpResponse:
+    """One partial of the game page (for htmx, or to link to one panel)."""
+    if name not in PARTIALS:
+        raise Http404(_("No such panel."))
+    game = _load(request, game_id)
+    if game.status == Game.Status.LOBBY:
+        raise Http404(_("The game has not started."))
+    gv = game_view(game, request.user, with_log=name == "log")
+    if gv.view is None:
+        raise Http404(_("No such game."))
+    return render(request, f"{DETAIL_TEMPLATE}#{name}", _context(request, gv))
+
+
+def _partials(
+    request: HttpRequest, context: dict[str, Any], main: str | None, skip: set[str] | None = None
+) -> str:
+    """Render ``main`` as the swap target followed by every other partial (and the poller) out of band."""
+    chunks = []
+    if main is not None:
+        chunks.append(
+            render_to_string(f"{DETAIL_TEMPLATE}#{main}", context | {"oob": False}, request=request)
+        )
+    for name in (*PARTIALS, "poller"):
+        if name == main or (skip and name in skip):
+            continue
+        chunks.append(render_to_string(f"{DETAIL_TEMPLATE}#{name}", context | {"oob": True}, request=request))
+    return "\n".join(chunks)
+
+
+@login_required
+@require_safe
+def poll(request: HttpRequest, game_id: int) -> HttpResponse:
+    """Cheap refresh: 204 when ``seq`` is unchanged (one query), else every partial out of band.
+
+    ``sig`` (the decision panel's signature) keeps the decision form the player may be filling in when
+    their choices did not change.
+    """
+    try:
+        seen = int(request.GET.get("seq", ""))
+    except ValueError:
+        return HttpResponse(_("seq must be a whole number."), status=400, content_type="text/plain")
+    current = Game.objects.filter(pk=game_id).values_list("seq", flat=True).first()
+    if current is None:
+        raise Http404(_("No such game."))
+    if current == seen:
+        return HttpResponse(status=204)
+    game = _load(request, game_id)
+    if game.status == Game.Status.LOBBY:
+        return HttpResponse(status=204)
+    gv = game_view(game, request.user)
+    context = _context(request, gv, last_seen=seen)
+    skip = {"decision"} if request.GET.get("sig") == context["page"]["decision"]["sig"] else set()
+    return HttpResponse(_partials(request, context, None, skip))
+
+
+@login_required
+@require_POST
+def act(request: HttpRequest, game_id: int) -> HttpResponseBase:
+    """Submit one action for the user's seat (``services.action_submit``).
+
+    Answers: success → the refreshed partials (htmx) or a redirect to the game page; malformed → 400;
+    not your seat → 403; stale ``expected_seq`` → 409 with the refreshed page; illegal → 422 with the
+    decision form and the rule that stopped the move (htmx), or a redirect with that message.
+    """
+    game = _load(request, game_id)
+    if game.status == Game.Status.LOBBY:
+        messages.error(request, _("The game has not started yet."))
+        return redirect("games:detail", game_id=game.pk)
+    try:
+        payload, expected_seq, prompt_key = action_payload(request.POST)
+    except PayloadError as exc:
+        return _refused(request, game, 400, str(exc))
+    try:
+        services.action_submit(
+            game_id=game.pk,
+            user=_user(request),
+            payload=payload,
+            expected_seq=expected_seq,
+            prompt_key=prompt_key,
+            source="web",
+        )
+    except services.StaleState:
+        return _refused(request, game_id, 409, _("The game has moved on. Here is the current position."))
+    except services.Illegal as exc:
+        reason = illegal_message(exc.params, exc.message)
+        if not _is_htmx(request):
+            messages.error(request, reason)
+            return redirect("games:detail", game_id=game.pk)
+        return _refused(request, game, 422, reason)
+    except services.ServiceError as exc:
+        return _refused(request, game_id, exc.status, exc.message)
+    if not _is_htmx(request):
+        return redirect("games:detail", game_id=game.pk)
+    fresh = game_get(game.pk)
+    assert fresh is not None
+    context = _context(request, game_view(fresh, request.user), last_seen=game.seq)
+    return HttpResponse(_partials(request, context, "decision"))
+
+
+def _refused(request: HttpRequest, game: Game | int, status: int, message: str) -> HttpResponse:
+    """Answer a refused action: the decision partial with the reason (htmx; the other partials out of band
+    when the position changed), or the whole game page with the reason and the same status."""
+    if isinstance(game, int):
+        fresh = game_get(game)
+        if fresh is None:
+            raise Http404(_("No such game."))
+        game = fresh
+    gv = game_view(game, request.user)
+    if gv.view is None:
+        raise Http404(_("No such game."))
+    context = _context(request, gv, error=message, error_status=status)
+    if _is_htmx(request):
+        if status == 409:
+            return HttpResponse(_partials(request, context, "decision"), status=status)
+        return render(request, f"{DETAIL_TEMPLATE}#decision", context, status=status)
+    return render(request, DETAIL_TEMPLATE, context, status=status)
+
+
+# ------------------------------------------------------------------------------------------------------
+# Lobby actions (POST only; each redirects back to the table with a message)
+# ------------------------------------------------------------------------------------------------------
+
+
+def _lobby_action(request: HttpRequest, game_id: int, done: str, call: Any) -> HttpResponse:
+    try:
+        call()
+    except services.ServiceError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, done)
+    return redirect("games:detail", game_id=game_id)
+
+
+@login_required
+@require_POST
+def join(request: HttpRequest, game_id: int) -> HttpResponse:
+    """Take a free seat (private tables need the invite token)."""
+    game = _load(request, game_id, request.POST.get("token"))
+    return _lobby_action(
+        request,
+        game.pk,
+        _("You joined the table."),
+        lambda: services.seat_join(game_id=game.pk, user=_user(request)),
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def invite(request: HttpRequest, game_id: int, token: str) -> HttpResponse:
+    """The invite link of a private table: GET shows the table with a join button; POST joins."""
+    game = _load(request, game_id, token)
+    if request.method == "POST":
+        return _lobby_action(
+            request,
+            game.pk,
+            _("You joined the table."),
+            lambda: services.seat_join(game_id=game.pk, user=_user(request)),
+        )
+    if game.status != Game.Status.LOBBY:
+        if _is_htmx(request):
+            return HttpResponseClientRedirect(reverse("games:detail", args=[game.pk]))
+        return redirect("games:detail", game_id=game.pk)
+    return _lobby(request, game, token=token)
+
+
+@login_required
+@require_POST
+def leave(request: HttpRequest, game_id: int) -> HttpResponse:
+    """Leave a table before the start."""
+    game = _load(request, game_id)
+    try:
+        services.seat_leave(game_id=game.pk, user=_user(request))
+    except services.ServiceError as exc:
+        messages.error(request, exc.message)
+        return redirect("games:detail", game_id=game.pk)
+    messages.success(request, _("You left the table."))
+    return redirect("games:my_games")
+
+
+@login_required
+@require_POST
+def fill_bots(request: HttpRequest, game_id: int) -> HttpResponse:
+    """Fill every empty seat with a bot (creator only)."""
+    game = _load(request, game_id)
+    return _lobby_action(
+        request,
+        game.pk,
+        _("Bots took the empty seats."),
+        lambda: services.seats_fill_with_bots(game_id=game.pk, user=_user(request)),
+    )
+
+
+@login_required
+@require_POST
+def start(request: HttpRequest, game_id: int) -> HttpResponse:
+    """Start a full table (creator only): random seat order and first player."""
+    game = _load(request, game_id)
+    return _lobby_action(
+        request,
+        game.pk,
+        _("The game has started."),
+        lambda: services.game_start(game_id=game.pk, user=_user(request)),
+    )
+
+
+@login_required
+@require_POST
+def cancel(request: HttpRequest, game_id: int) -> HttpResponse:
+    """Cancel an unstarted table (creator only)."""
+    game = _load(request, game_id)
+    try:
+        services.game_cancel(game_id=game.pk, user=_user(request))
+    except services.ServiceError as exc:
+        messages.error(request, exc.message)
+        return redirect("games:detail", game_id=game.pk)
+    messages.success(request, _("The table was cancelled."))
+    return redirect("games:my_games")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.urls import include, path
 
+from games import views as game_views
 from games.api import api
 
 urlpatterns = [
@@ -13,4 +14,5 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("api/", api.urls),
     path("", include("games.urls")),
+    path("", game_views.home, name="home"),
 ]

@@ -7,7 +7,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -16,98 +15,194 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Game',
+            name="Game",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('title', models.CharField(max_length=80, verbose_name='title')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('players', models.PositiveSmallIntegerField(verbose_name='players')),
-                ('options', models.JSONField(default=dict)),
-                ('content', models.CharField(default='default', max_length=20)),
-                ('time_control', models.CharField(default='daily', max_length=20)),
-                ('turn_seconds', models.PositiveIntegerField(default=86400)),
-                ('response_seconds', models.PositiveIntegerField(default=14400)),
-                ('private', models.BooleanField(default=False, verbose_name='private')),
-                ('invite_token', models.CharField(default=games.models._invite_token, max_length=32, unique=True)),
-                ('status', models.CharField(choices=[('lobby', 'Open lobby'), ('active', 'In progress'), ('finished', 'Finished')], db_index=True, default='lobby', max_length=10)),
-                ('setup', models.JSONField(blank=True, null=True)),
-                ('state', models.JSONField(blank=True, null=True)),
-                ('seq', models.PositiveIntegerField(default=0)),
-                ('state_hash', models.CharField(blank=True, max_length=64)),
-                ('winners', models.JSONField(default=list)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('created_by', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='created_games', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("title", models.CharField(max_length=80, verbose_name="title")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("players", models.PositiveSmallIntegerField(verbose_name="players")),
+                ("options", models.JSONField(default=dict)),
+                ("content", models.CharField(default="default", max_length=20)),
+                ("time_control", models.CharField(default="daily", max_length=20)),
+                ("turn_seconds", models.PositiveIntegerField(default=86400)),
+                ("response_seconds", models.PositiveIntegerField(default=14400)),
+                ("private", models.BooleanField(default=False, verbose_name="private")),
+                (
+                    "invite_token",
+                    models.CharField(default=games.models._invite_token, max_length=32, unique=True),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("lobby", "Open lobby"),
+                            ("active", "In progress"),
+                            ("finished", "Finished"),
+                        ],
+                        db_index=True,
+                        default="lobby",
+                        max_length=10,
+                    ),
+                ),
+                ("setup", models.JSONField(blank=True, null=True)),
+                ("state", models.JSONField(blank=True, null=True)),
+                ("seq", models.PositiveIntegerField(default=0)),
+                ("state_hash", models.CharField(blank=True, max_length=64)),
+                ("winners", models.JSONField(default=list)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="created_games",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ('-updated_at',),
+                "ordering": ("-updated_at",),
             },
         ),
         migrations.CreateModel(
-            name='ActionRecord',
+            name="ActionRecord",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seq', models.PositiveIntegerField()),
-                ('seat', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('source', models.CharField(choices=[('web', 'Web'), ('email', 'Email'), ('api', 'Api'), ('timeout', 'Timeout'), ('bot', 'Bot')], max_length=10)),
-                ('payload', models.JSONField()),
-                ('events', models.JSONField(default=list)),
-                ('state_hash', models.CharField(max_length=64)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('game', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='actions', to='games.game')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("seq", models.PositiveIntegerField()),
+                ("seat", models.PositiveSmallIntegerField(blank=True, null=True)),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[
+                            ("web", "Web"),
+                            ("email", "Email"),
+                            ("api", "Api"),
+                            ("timeout", "Timeout"),
+                            ("bot", "Bot"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                ("payload", models.JSONField()),
+                ("events", models.JSONField(default=list)),
+                ("state_hash", models.CharField(max_length=64)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "game",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="actions", to="games.game"
+                    ),
+                ),
             ],
             options={
-                'ordering': ('game', 'seq'),
-                'constraints': [models.UniqueConstraint(fields=('game', 'seq'), name='action_unique_seq')],
+                "ordering": ("game", "seq"),
+                "constraints": [models.UniqueConstraint(fields=("game", "seq"), name="action_unique_seq")],
             },
         ),
         migrations.CreateModel(
-            name='Prompt',
+            name="Prompt",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seat', models.PositiveSmallIntegerField()),
-                ('kind', models.CharField(max_length=20)),
-                ('key', models.CharField(max_length=80)),
-                ('deadline_class', models.CharField(max_length=10)),
-                ('timeout_action', models.JSONField()),
-                ('opened_at', models.DateTimeField()),
-                ('deadline_at', models.DateTimeField(db_index=True)),
-                ('game', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='prompts', to='games.game')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("seat", models.PositiveSmallIntegerField()),
+                ("kind", models.CharField(max_length=20)),
+                ("key", models.CharField(max_length=80)),
+                ("deadline_class", models.CharField(max_length=10)),
+                ("timeout_action", models.JSONField()),
+                ("opened_at", models.DateTimeField()),
+                ("deadline_at", models.DateTimeField(db_index=True)),
+                (
+                    "game",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="prompts", to="games.game"
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('game', 'seat', 'key'), name='prompt_unique_key')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("game", "seat", "key"), name="prompt_unique_key")
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Seat',
+            name="Seat",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveSmallIntegerField()),
-                ('is_bot', models.BooleanField(default=False)),
-                ('joined_at', models.DateTimeField(auto_now_add=True)),
-                ('missed_deadlines', models.PositiveSmallIntegerField(default=0)),
-                ('final_rank', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('final_vp', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('game', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='seats', to='games.game')),
-                ('user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.PositiveSmallIntegerField()),
+                ("is_bot", models.BooleanField(default=False)),
+                ("joined_at", models.DateTimeField(auto_now_add=True)),
+                ("missed_deadlines", models.PositiveSmallIntegerField(default=0)),
+                ("final_rank", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("final_vp", models.PositiveSmallIntegerField(blank=True, null=True)),
+                (
+                    "game",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="seats", to="games.game"
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ('number',),
-                'constraints': [models.UniqueConstraint(fields=('game', 'number'), name='seat_unique_number'), models.UniqueConstraint(condition=models.Q(('user__isnull', False)), fields=('game', 'user'), name='seat_unique_user')],
+                "ordering": ("number",),
+                "constraints": [
+                    models.UniqueConstraint(fields=("game", "number"), name="seat_unique_number"),
+                    models.UniqueConstraint(
+                        condition=models.Q(("user__isnull", False)),
+                        fields=("game", "user"),
+                        name="seat_unique_user",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Snapshot',
+            name="Snapshot",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seq', models.PositiveIntegerField()),
-                ('state', models.JSONField()),
-                ('state_hash', models.CharField(max_length=64)),
-                ('game', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='snapshots', to='games.game')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("seq", models.PositiveIntegerField()),
+                ("state", models.JSONField()),
+                ("state_hash", models.CharField(max_length=64)),
+                (
+                    "game",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="snapshots", to="games.game"
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('game', 'seq'), name='snapshot_unique_seq')],
+                "constraints": [models.UniqueConstraint(fields=("game", "seq"), name="snapshot_unique_seq")],
             },
         ),
     ]

@@ -1,0 +1,211 @@
+"""Forms of the game pages: creating a game, and turning a posted decision form into an engine action
+payload (``docs/game-record.md``)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django import forms
+from django.http import QueryDict
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from games import engine
+from games.models import TIME_CONTROLS
+
+TIME_CONTROL_CHOICES = [(key, gettext_lazy(label)) for key, (label, _t, _r) in TIME_CONTROLS.items()] + [
+    ("custom", gettext_lazy("Custom: choose the hours below"))
+]
+
+
+class GameCreateForm(forms.Form):
+    """A new table: title, player count, the optional rules (R105–R120), Fracture prompts, time control and
+    visibility. :meth:`options` returns the engine options; the engine validates the combination."""
+
+    title = forms.CharField(label=gettext_lazy("Title"), max_length=80, required=False)
+    players = forms.TypedChoiceField(
+        label=gettext_lazy("Players"),
+        choices=[(n, str(n)) for n in range(2, 7)],
+        coerce=int,
+        initial=3,
+    )
+    allegiance = forms.BooleanField(
+        label=gettext_lazy("Allegiance — play in teams (4 or 6 players)"), required=False
+    )
+    teams = forms.ChoiceField(
+        label=gettext_lazy("Teams"),
+        choices=[
+            ("pairs", gettext_lazy("Teams of two (opposite seats)")),
+            ("triples", gettext_lazy("Teams of three (6 players, alternate seats)")),
+        ],
+        initial="pairs",
+        required=False,
+    )
+    castle_siege = forms.BooleanField(
+        label=gettext_lazy("Castle Siege — castles can be attacked"), required=False
+    )
+    cut_throat = forms.BooleanField(
+        label=gettext_lazy("Cut-throat — territories without a line of supply are lost"), required=False
+    )
+    skirmish = forms.BooleanField(
+        label=gettext_lazy("Skirmish — 11 VP wins, Homelands score 0"), required=False
+    )
+    mayhem = forms.BooleanField(
+        label=gettext_lazy("Mayhem — 6 extra knights each, winners roll for losses"), required=False
+    )
+    fracture_prompts = forms.ChoiceField(
+        label=gettext_lazy("Fracture windows"),
+        choices=[
+            ("all", gettext_lazy("ask every player (keeps hands secret)")),
+            ("holders", gettext_lazy("ask only Fracture holders (faster, not secret)")),
+        ],
+        initial="all",
+        widget=forms.RadioSelect,
+    )
+    time_control = forms.ChoiceField(
+        label=gettext_lazy("Time control"), choices=TIME_CONTROL_CHOICES, initial="daily"
+    )
+    turn_hours = forms.DecimalField(
+        label=gettext_lazy("Hours per turn (custom)"),
+        required=False,
+        min_value=Decimal("0.05"),
+        max_value=Decimal(720),
+        decimal_places=2,
+    )
+    response_hours = forms.DecimalField(
+        label=gettext_lazy("Hours per response (custom)"),
+        required=False,
+        min_value=Decimal("0.05"),
+        max_value=Decimal(720),
+        decimal_places=2,
+    )
+    private = forms.BooleanField(
+        label=gettext_lazy("Private — only people with the invite link can join"), required=False
+    )
+
+    def clean(self) -> dict[str, Any]:
+        """Check the custom hours and let the engine validate the rule combination (R105, Q28)."""
+        data = super().clean() or {}
+        if data.get("time_control") == "custom":
+            for name in ("turn_hours", "response_hours"):
+                if not data.get(name):
+                    self.add_error(name, _("Enter the hours for a custom time control."))
+        if "players" in data:
+            try:
+                engine.normalize_setup({"players": data["players"], "seed": 0, "options": self.options()})
+            except engine.ContentError as exc:
+                raise forms.ValidationError(str(exc)) from exc
+        return data
+
+    def options(self) -> dict[str, Any]:
+        """The engine options (``games.engine.OPTION_DEFAULTS``) chosen in the form."""
+        data = self.cleaned_data
+        return {
+            "allegiance": (data.get("teams") or "pairs") if data.get("allegiance") else None,
+            "castle_siege": bool(data.get("castle_siege")),
+            "cut_throat": bool(data.get("cut_throat")),
+            "skirmish": bool(data.get("skirmish")),
+            "mayhem": bool(data.get("mayhem")),
+            "fracture_prompts": data.get("fracture_prompts") or "all",
+        }
+
+    def seconds(self) -> tuple[int | None, int | None]:
+        """Turn and response seconds for a custom time control (``None`` for presets)."""
+        data = self.cleaned_data
+        if data.get("time_control") != "custom":
+            return None, None
+        return int(Decimal(data["turn_hours"]) * 3600), int(Decimal(data["response_hours"]) * 3600)
+
+
+class PayloadError(ValueError):
+    """A posted decision form that cannot become an action payload (answered with 400)."""
+
+
+#: Form fields that post the value of an engine action field unchanged.
+_STRING_FIELDS = {"fracture": ("target",), "choose_conflict": ("card",)}
+_LIST_FIELDS = {"play_support": "cards", "insight_order": "order"}
+_BOOL_FIELDS = {"prosperity_choice": "discard", "fear_choice": "use"}
+_TRUE = {"true", "1", "yes", "on"}
+_FALSE = {"false", "0", "no", "off"}
+
+
+def _int(value: str | None, field: str) -> int:
+    try:
+        return int(str(value).strip())
+    except (TypeError, ValueError) as exc:
+        raise PayloadError(_("%(field)s must be a whole number.") % {"field": field}) from exc
+
+
+def action_payload(post: QueryDict) -> tuple[dict[str, Any], int, str | None]:
+    """Build ``(payload, expected_seq, prompt_key)`` from a posted decision form.
+
+    Fields: ``type``; ``to`` + ``knights`` (advance); ``target`` (fracture); ``card`` (conflict card,
+    may-discard — empty means keep — and Crown of Order); ``cards`` (support, repeated); ``player``,
+    ``artefact`` or ``corruption`` = ``"<player>:<artefact>"`` (crowns); ``order`` (Insight, repeated, top
+    first); ``discard`` / ``use`` (true/false); ``fracture`` (respond, repeated in rank order, blanks
+    ignored); ``from`` + ``to`` + ``knights`` repeated (redistribute); hidden ``expected_seq`` and
+    ``prompt_key``.
+
+    Raises:
+        PayloadError: a missing type or ``expected_seq``, or a number/boolean that does not parse. Whether
+            the payload is a *valid action* is left to the engine (``BadPayload``/``Illegal``).
+    """
+    kind = (post.get("type") or "").strip()
+    if not kind:
+        raise PayloadError(_("The form did not say which action to take."))
+    if len(kind) > 40:
+        raise PayloadError(_("Unknown action."))
+    seq_raw = post.get("expected_seq")
+    if seq_raw is None or seq_raw == "":
+        raise PayloadError(_("The form is missing the game position it was made for (expected_seq)."))
+    expected_seq = _int(seq_raw, "expected_seq")
+    prompt_key = (post.get("prompt_key") or "").strip()[:80] or None
+    payload: dict[str, Any] = {"type": kind}
+    if kind in _STRING_FIELDS:
+        for name in _STRING_FIELDS[kind]:
+            payload[name] = (post.get(name) or "").strip()
+    elif kind in _LIST_FIELDS:
+        payload[_LIST_FIELDS[kind]] = [v.strip() for v in post.getlist(_LIST_FIELDS[kind]) if v.strip()]
+    elif kind in _BOOL_FIELDS:
+        name = _BOOL_FIELDS[kind]
+        raw = (post.get(name) or "").strip().lower()
+        if raw not in _TRUE | _FALSE:
+            raise PayloadError(_("%(field)s must be yes or no.") % {"field": name})
+        payload[name] = raw in _TRUE
+    elif kind == "advance":
+        payload["to"] = (post.get("to") or "").strip()
+        payload["knights"] = _int(post.get("knights"), "knights")
+    elif kind == "redistribute":
+        sources, dests, counts = post.getlist("from"), post.getlist("to"), post.getlist("knights")
+        if not (len(sources) == len(dests) == len(counts)) or not sources:
+            raise PayloadError(_("Each move needs a from, a to and a number of knights."))
+        moves = []
+        for src, dst, n in zip(sources, dests, counts, strict=True):
+            if not src.strip() and not dst.strip() and not n.strip():
+                continue  # an unused row of the form
+            moves.append({"from": src.strip(), "to": dst.strip(), "knights": _int(n, "knights")})
+        payload["moves"] = moves
+    elif kind == "respond":
+        ranked: list[str] = []
+        for value in post.getlist("fracture"):
+            if value.strip() and value.strip() not in ranked:
+                ranked.append(value.strip())
+        payload["fracture"] = ranked
+    elif kind == "discard_choice":
+        card = (post.get("card") or "").strip()
+        payload["card"] = card or None
+    elif kind == "use_crown":
+        combined = (post.get("corruption") or "").strip()
+        if combined:
+            player, _sep, artefact = combined.partition(":")
+            payload["player"] = _int(player, "player")
+            payload["artefact"] = artefact
+        else:
+            if post.get("player"):
+                payload["player"] = _int(post.get("player"), "player")
+            if post.get("artefact"):
+                payload["artefact"] = str(post.get("artefact")).strip()
+        if post.get("card"):
+            payload["card"] = str(post.get("card")).strip()
+    return payload, expected_seq, prompt_key

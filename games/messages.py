@@ -1,0 +1,93 @@
+"""Plain-English wording of the engine's refusals (architecture §2: human wording lives outside the engine,
+keyed by the stable :class:`games.engine.ErrorCode`).
+
+The engine raises ``IllegalAction(code, rule=..., ...)``; the service turns it into
+``games.services.Illegal`` whose ``params`` carry ``engine_code`` and the engine's parameters. Pages show
+:func:`illegal_message`, which names the rule that stopped the move ("… — R46", ui.md "Errors teach").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.utils.functional import Promise
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+#: Engine error code -> (sentence, the rule cited when the engine gives none).
+ENGINE_MESSAGES: dict[str, tuple[Promise, str]] = {
+    "game_over": (gettext_lazy("The game is over; no more moves can be made."), "R103"),
+    "not_your_decision": (gettext_lazy("It is not your decision to make right now."), ""),
+    "wrong_phase": (gettext_lazy("That move is not possible at this point of the turn."), "R27"),
+    "already_answered": (gettext_lazy("You have already answered this decision."), ""),
+    "card_not_in_hand": (gettext_lazy("That card is not in your hand."), ""),
+    "card_wrong_kind": (gettext_lazy("That card cannot be played here: wrong kind of card."), ""),
+    "no_fracture_in_hand": (
+        gettext_lazy("You need a Fracture card in your hand to fracture an artefact."),
+        "R36",
+    ),
+    "invalid_fracture_target": (
+        gettext_lazy("Fracture can only target another player's face-up artefact that may be fractured now."),
+        "R36",
+    ),
+    "crown_unavailable": (gettext_lazy("You have no face-up crown to use."), "R39"),
+    "crown_already_used": (gettext_lazy("A crown can be used only once per turn."), "R39"),
+    "crown_bad_choice": (gettext_lazy("That is not a valid choice for your crown."), "R41"),
+    "no_manoeuvre_left": (
+        gettext_lazy("You have no manoeuvre left this turn (play Tactical Advance for another)."),
+        "R28",
+    ),
+    "unknown_location": (gettext_lazy("There is no such place on the map."), ""),
+    "not_your_location": (
+        gettext_lazy("Knights can only be redistributed among your castle and the territories you control."),
+        "R43",
+    ),
+    "location_unsupplied": (
+        gettext_lazy("Territories without a line of supply cannot be reinforced or emptied."),
+        "R46",
+    ),
+    "territory_abandoned": (
+        gettext_lazy("A redistribution must leave at least one knight in every territory you control."),
+        "R45",
+    ),
+    "over_capacity": (gettext_lazy("That many knights do not fit in the territory (its capacity)."), "R12"),
+    "not_enough_knights": (gettext_lazy("You do not have that many knights there."), "R55"),
+    "dice_budget": (gettext_lazy("That would need more than your 10 dice."), "R16"),
+    "bad_knight_count": (gettext_lazy("Move at least one knight."), "Q33"),
+    "target_not_reachable": (
+        gettext_lazy(
+            "You can only advance into a territory next to your castle or to a supplied territory you "
+            "control (or across a lake from one)."
+        ),
+        "R53",
+    ),
+    "target_not_enterable": (gettext_lazy("Lakes and castles cannot be advanced into."), "R54"),
+    "target_own": (gettext_lazy("You cannot advance into a place you already control."), "R52"),
+    "target_teammate": (gettext_lazy("You cannot advance into a territory your teammate controls."), "R108"),
+    "must_play_conflict": (gettext_lazy("You must play a conflict card if you hold one."), "Q9"),
+    "support_forbidden": (gettext_lazy("No support cards may be played in this battle."), "R71"),
+    "bad_order": (gettext_lazy("Put back exactly the cards you looked at, each once."), "R41"),
+    "bad_choice": (gettext_lazy("That choice is not allowed here."), ""),
+}
+
+
+def illegal_message(params: Mapping[str, Any], fallback: str = "") -> str:
+    """Return the sentence for an illegal move, citing its rule.
+
+    Args:
+        params: ``ServiceError.params`` of a ``games.services.Illegal`` (``engine_code`` plus the engine's
+            parameters such as ``rule``).
+        fallback: the text used for an unknown code (the service's own message).
+
+    Returns:
+        E.g. "Territories without a line of supply cannot be reinforced or emptied. — R46".
+    """
+    code = str(params.get("engine_code") or "")
+    entry = ENGINE_MESSAGES.get(code)
+    if entry is None:
+        return fallback or _("That move is not allowed.")
+    text, default_rule = entry
+    rule = str(params.get("rule") or default_rule)
+    sentence = str(text)
+    return f"{sentence} — {rule}" if rule else sentence

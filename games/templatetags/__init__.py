@@ -1,0 +1,1 @@
+"""Template tags and filters of the game pages."""

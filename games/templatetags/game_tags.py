@@ -1,0 +1,52 @@
+"""Small template filters for the game pages (``{% load game_tags %}``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+register = template.Library()
+
+
+@register.filter
+def get(mapping: Any, key: Any) -> Any:
+    """``{{ mapping|get:key }}``: a dict item or list index, ``None`` when missing."""
+    try:
+        return mapping[key]
+    except (KeyError, IndexError, TypeError):
+        if isinstance(key, str) and key.isdigit():
+            try:
+                return mapping[int(key)]
+            except (KeyError, IndexError, TypeError):
+                return None
+        return None
+
+
+@register.filter
+def card_value(card: dict[str, Any] | None) -> str:
+    """A card's value as printed: ``+2`` for support, ``d6`` for Ambush, ``4`` for conflict, ``""`` else."""
+    if not card:
+        return ""
+    value = card.get("value")
+    if value is None:
+        return ""
+    if card.get("kind") == "support":
+        return f"+{value}"
+    return str(value)
+
+
+@register.filter
+def signed(value: Any) -> str:
+    """``3`` -> ``+3``, ``-1`` -> ``−1`` (combat score parts)."""
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return f"+{number}" if number >= 0 else f"−{-number}"
+
+
+@register.filter
+def pip_x(index: int, count: int) -> float:
+    """Horizontal offset of VP pip ``index`` of ``count`` pips centred on 0 (8 units apart)."""
+    return (int(index) - (int(count) - 1) / 2) * 8

@@ -1,0 +1,103 @@
+/* Medieval Mastery game page: small progressive enhancements (the forms work without this file).
+ * - Clicking (or Enter/Space on) a highlighted tile fills the advance form's target; clicking your own
+ *   castle or territories fills the redistribution form (first "from", then "to").
+ * - The knight count of the advance form follows the chosen target's maximum.
+ * - Log entries added since your last visit are marked (remembered in localStorage per game).
+ */
+(function () {
+  "use strict";
+  var redisNext = "from";
+
+  function setSelect(select, value) {
+    if (!select) return false;
+    for (var i = 0; i < select.options.length; i++) {
+      if (select.options[i].value === value) {
+        select.selectedIndex = i;
+        select.dispatchEvent(new Event("change", { bubbles: true }));
+        return true;
+      }
+    }
+    return false;
+  }
+
+  function syncAdvanceMax() {
+    var select = document.getElementById("advance-to");
+    var knights = document.getElementById("advance-knights");
+    if (!select || !knights || select.selectedIndex < 0) return;
+    var max = select.options[select.selectedIndex].getAttribute("data-max");
+    if (max) {
+      knights.max = max;
+      if (parseInt(knights.value, 10) > parseInt(max, 10)) knights.value = max;
+    }
+  }
+
+  function markPicked(tile) {
+    document.querySelectorAll(".tile.picked").forEach(function (t) { t.classList.remove("picked"); });
+    tile.classList.add("picked");
+  }
+
+  function pickTile(tile) {
+    var pos = tile.getAttribute("data-pos");
+    if (tile.classList.contains("target") && setSelect(document.getElementById("advance-to"), pos)) {
+      markPicked(tile);
+      var knights = document.getElementById("advance-knights");
+      if (knights) knights.focus();
+      return;
+    }
+    if (!tile.classList.contains("pickable")) return;
+    var loc = tile.getAttribute("data-loc") || pos;
+    var target = document.getElementById(redisNext === "from" ? "redis-from" : "redis-to");
+    if (setSelect(target, loc)) {
+      markPicked(tile);
+      redisNext = redisNext === "from" ? "to" : "from";
+    }
+  }
+
+  document.addEventListener("click", function (event) {
+    var tile = event.target.closest && event.target.closest(".tile[data-pos]");
+    if (tile) pickTile(tile);
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Enter" && event.key !== " ") return;
+    var tile = event.target.closest && event.target.closest(".tile[data-pos]");
+    if (tile) {
+      event.preventDefault();
+      pickTile(tile);
+    }
+  });
+  document.addEventListener("change", function (event) {
+    if (event.target && event.target.id === "advance-to") syncAdvanceMax();
+  });
+
+  function storageKey() {
+    var header = document.getElementById("game-header");
+    return header ? "mm-seen-" + header.getAttribute("data-game") : null;
+  }
+
+  function markUnseen() {
+    var key = storageKey();
+    var header = document.getElementById("game-header");
+    if (!key || !header) return;
+    var seen = null;
+    try { seen = parseInt(window.localStorage.getItem(key), 10); } catch (e) { return; }
+    if (!isNaN(seen)) {
+      document.querySelectorAll("#log li[data-seq]").forEach(function (li) {
+        if (parseInt(li.getAttribute("data-seq"), 10) > seen) li.classList.add("unseen");
+      });
+    }
+    try { window.localStorage.setItem(key, header.getAttribute("data-seq")); } catch (e) { /* private mode */ }
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    syncAdvanceMax();
+    markUnseen();
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    syncAdvanceMax();
+    var key = storageKey();
+    var header = document.getElementById("game-header");
+    if (key && header) {
+      try { window.localStorage.setItem(key, header.getAttribute("data-seq")); } catch (e) { /* ignore */ }
+    }
+  });
+})();
