@@ -27,8 +27,6 @@ from ninja.security import SessionAuth as NinjaSessionAuth
 from pydantic import ConfigDict, Field, StrictInt
 
 from accounts.models import ApiToken, User
-from games import engine
-from games.log import describe
 from games.models import ActionRecord, Game
 from games.selectors import LOG_LENGTH, game_get, game_view, my_games
 from games.services import NotFound, ServiceError, action_submit
@@ -327,27 +325,6 @@ def _game(game_id: int) -> Game:
     return game
 
 
-def _log(game: Game, seat: int | None, names: dict[int, str]) -> list[dict[str, Any]]:
-    """The newest :data:`LOG_LENGTH` records with their events redacted for ``seat`` (one query)."""
-    records = (
-        ActionRecord.objects.filter(game=game).order_by("-seq").only("seq", "seat", "events", "created_at")
-    )
-    entries = []
-    for record in records[:LOG_LENGTH]:
-        events = [engine.redact_event(ev, seat) for ev in record.events]
-        lines = [describe(ev, names) for ev in events]
-        entries.append(
-            {
-                "seq": record.seq,
-                "at": record.created_at,
-                "seat": record.seat,
-                "events": events,
-                "lines": [line for line in lines if line],
-            }
-        )
-    return entries
-
-
 @api.get(
     "/games/{game_id}",
     response={200: GameOut, **GAME_ERRORS},
@@ -363,7 +340,7 @@ def game_detail(request: HttpRequest, game_id: GameId) -> dict[str, Any]:
         NotFound: 404, no such game.
     """
     game = _game(game_id)
-    gv = game_view(game, _user(request), with_log=False)
+    gv = game_view(game, _user(request))
     deadline = gv.deadlines.get(gv.seat) if gv.seat is not None else None
     return {
         "id": game.pk,
@@ -384,7 +361,7 @@ def game_detail(request: HttpRequest, game_id: GameId) -> dict[str, Any]:
             for p in gv.my_prompts
         ],
         "waiting_for": gv.waiting_for,
-        "log": _log(game, gv.seat, gv.names) if game.state is not None else [],
+        "log": gv.log,
     }
 
 

@@ -15,8 +15,16 @@ def _art(art_id: str | None) -> str:
     return f"{kind.capitalize()} of {ability.capitalize()}"
 
 
-def describe(ev: dict[str, Any], names: dict[int, str]) -> str:
-    """Return a sentence for a (redacted) event, or ``""`` for bookkeeping events not worth a line."""
+def describe(ev: dict[str, Any], names: dict[int, str], places: dict[str, str] | None = None) -> str:
+    """Return a sentence for a (redacted) event, or ``""`` for bookkeeping events not worth a line.
+
+    Args:
+        ev: an event already redacted for the viewer.
+        names: seat number -> player name.
+        places: position id (``"t10"``) -> tile name (``"Mountains"``); ids are shown when missing.
+    """
+    if places is not None and isinstance(ev.get("pos"), str):
+        ev = {**ev, "pos": places.get(ev["pos"], ev["pos"])}
 
     def who(key: str = "seat") -> str:
         seat = ev.get(key)

@@ -27,7 +27,7 @@ class GameView:
 
     ``view`` is the engine's per-viewer view (``None`` before the start); ``seat`` the viewer's seat
     number or ``None`` (spectator); ``legal`` the viewer's legal actions as payloads; ``log`` the newest
-    redacted events in words, newest first.
+    records, newest first, each ``{seq, at, seat, events (redacted for the viewer), lines (in words)}``.
     """
 
     game: Game
@@ -86,10 +86,18 @@ def game_view(game: Game, user: User | Any, *, with_log: bool = True) -> GameVie
             .order_by("-seq")
             .only("seq", "seat", "events", "created_at")
         )
+        places = {t["id"]: t["name"] for t in view["map"] if "name" in t}
         for record in records[:LOG_LENGTH]:
-            lines = [describe(engine.redact_event(ev, seat), names) for ev in record.events]
+            events = [engine.redact_event(ev, seat) for ev in record.events]
+            lines = [describe(ev, names, places) for ev in events]
             result.log.append(
-                {"seq": record.seq, "at": record.created_at, "lines": [line for line in lines if line]}
+                {
+                    "seq": record.seq,
+                    "at": record.created_at,
+                    "seat": record.seat,
+                    "events": events,
+                    "lines": [line for line in lines if line],
+                }
             )
     return result
 
