@@ -28,7 +28,7 @@ from pydantic import ConfigDict, Field, StrictInt
 
 from accounts.models import ApiToken, User
 from games.models import ActionRecord, Game
-from games.selectors import LOG_LENGTH, game_get, game_view, my_games
+from games.selectors import LOG_LENGTH, game_get, game_view, my_games, visible_to
 from games.services import NotFound, ServiceError, action_submit
 
 #: Largest id or sequence number accepted (a signed 64-bit integer, the database's ``bigint``).
@@ -318,9 +318,10 @@ def _user(request: HttpRequest) -> User:
     return cast(User, request.auth)  # type: ignore[attr-defined]
 
 
-def _game(game_id: int) -> Game:
+def _game(request: HttpRequest, game_id: int) -> Game:
+    """The game, or 404 when it does not exist or is private and the caller has no seat in it."""
     game = game_get(game_id)
-    if game is None:
+    if game is None or not visible_to(game, _user(request)):
         raise NotFound(_("no such game"), game_id=game_id)
     return game
 
@@ -339,7 +340,7 @@ def game_detail(request: HttpRequest, game_id: GameId) -> dict[str, Any]:
     Raises:
         NotFound: 404, no such game.
     """
-    game = _game(game_id)
+    game = _game(request, game_id)
     gv = game_view(game, _user(request))
     deadline = gv.deadlines.get(gv.seat) if gv.seat is not None else None
     return {
@@ -378,7 +379,7 @@ def game_legal(request: HttpRequest, game_id: GameId) -> dict[str, Any]:
     Raises:
         NotFound: 404, no such game.
     """
-    game = _game(game_id)
+    game = _game(request, game_id)
     gv = game_view(game, _user(request), with_log=False)
     actions = gv.legal if game.status == Game.Status.ACTIVE else []
     return {"seq": game.seq, "seat": gv.seat, "actions": actions}

@@ -52,6 +52,12 @@ def game_get(game_id: int) -> Game | None:
     return Game.objects.prefetch_related(seats).filter(pk=game_id).first()
 
 
+def visible_to(game: Game, user: User | Any, invite_token: str | None = None) -> bool:
+    """Whether ``user`` may look at ``game``: public games are open to everyone (spectators included);
+    a private game only to its seated players or a holder of its invite token."""
+    return not game.private or seat_of(game, user) is not None or invite_token == game.invite_token
+
+
 def seat_of(game: Game, user: User | Any) -> int | None:
     """The seat number of ``user`` in ``game`` (``None`` for spectators and anonymous users)."""
     if user is None or not getattr(user, "is_authenticated", False):

@@ -30,7 +30,7 @@ from .forms import GameCreateForm, PayloadError, action_payload
 from .messages import illegal_message
 from .models import Game
 from .presenters import page_model
-from .selectors import GameView, game_get, game_view, seat_of
+from .selectors import GameView, game_get, game_view, seat_of, visible_to
 from .selectors import my_games as select_my_games
 
 #: The partials of the game page, in page order; each is also served alone at /games/<id>/partial/<name>/.
@@ -95,7 +95,7 @@ def _load(request: HttpRequest, game_id: int, token: str | None = None) -> Game:
     game = game_get(game_id)
     if game is None:
         raise Http404(_("No such game."))
-    if game.private and seat_of(game, request.user) is None and token != game.invite_token:
+    if not visible_to(game, request.user, token):
         raise Http404(_("No such game."))
     return game
 

@@ -622,3 +622,23 @@ def test_fuzzed_actions_never_5xx() -> None:
     for game in games:
         ok, message = services.game_verify(game_id=game.pk)
         assert ok, message
+
+
+@pytest.mark.django_db
+def test_private_game_is_404_for_non_members_in_the_api(client: Any) -> None:
+    """A private game is visible only to its seated players: the API answers 404 to anyone else, like the
+    pages do."""
+    from accounts.models import ApiToken
+    from games import services
+    from tests.web.conftest import create_user
+
+    owner = create_user("owner-private@example.com")
+    outsider = create_user("outsider-private@example.com")
+    game = services.game_create(user=owner, title="Secret", players=2, private=True)
+    services.seats_fill_with_bots(game_id=game.pk, user=owner)
+    services.game_start(game_id=game.pk, user=owner, seed=3)
+    outsider_auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(outsider)}"}
+    owner_auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(owner)}"}
+    for path in (f"/api/games/{game.pk}", f"/api/games/{game.pk}/legal"):
+        assert client.get(path, **outsider_auth).status_code == 404
+        assert client.get(path, **owner_auth).status_code == 200
