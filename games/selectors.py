@@ -47,9 +47,10 @@ class GameView:
 
 
 def game_get(game_id: int) -> Game | None:
-    """The game with its seats and their users (2 queries), or ``None``."""
+    """The game with its seats and their users (2 queries), or ``None``. The large ``state`` and ``setup``
+    columns are deferred: :func:`games.services.game_state` reads the state only on a cache miss."""
     seats = Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("number"))
-    return Game.objects.prefetch_related(seats).filter(pk=game_id).first()
+    return Game.objects.defer("state", "setup").prefetch_related(seats).filter(pk=game_id).first()
 
 
 def visible_to(game: Game, user: User | Any, invite_token: str | None = None) -> bool:
@@ -72,7 +73,7 @@ def game_view(game: Game, user: User | Any, *, with_log: bool = True) -> GameVie
     """Build the viewer's :class:`GameView` (a bounded number of queries whatever the log length)."""
     seats = list(game.seats.all())
     seat = seat_of(game, user)
-    if game.state is None:
+    if not game.state_hash:  # not started (``state`` itself is deferred: see game_get)
         return GameView(game=game, seats=seats, seat=seat, view=None)
     state = game_state(game)
     names = {s.number: s.name for s in seats}

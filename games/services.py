@@ -108,12 +108,12 @@ def game_state(game: Game) -> engine.GameState:
     Raises:
         Conflict: the game has not started.
     """
-    if game.state is None:
+    if not game.state_hash:
         raise Conflict("the game has not started")
     cached = _STATE_CACHE.get(game.pk)
     if cached is not None and cached[0] == game.state_hash:
         return cached[1]
-    state = engine.from_dict(game.state)
+    state = engine.from_dict(game.state)  # one extra query when ``state`` was deferred
     if len(_STATE_CACHE) > 2000:
         _STATE_CACHE.clear()
     _STATE_CACHE[game.pk] = (game.state_hash, state)

@@ -18,6 +18,7 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
@@ -137,8 +138,14 @@ def _lobby(request: HttpRequest, game: Game, token: str | None = None, status: i
 
 
 def _context(request: HttpRequest, gv: GameView, **extra: Any) -> dict[str, Any]:
-    page = page_model(gv, timezone.now())
+    now = timezone.now()
+    page = page_model(gv, now)
+    seat = "spectator" if gv.seat is None else gv.seat
     return {
+        # {% cache %} key of the panels that only change with the position: game, seq, viewer seat,
+        # language and time zone (docs.djangoproject.com "Template fragment caching").
+        "panel_key": f"{gv.game.pk}.{gv.game.seq}.{seat}.{get_language()}.{timezone.get_current_timezone_name()}",
+        "log_minute": int(now.timestamp() // 60),
         "game": gv.game,
         "gv": gv,
         "view": gv.view,

@@ -175,6 +175,18 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
 }
 
+# Sessions are read through the cache and written through to the database (Django docs "Using cached
+# sessions"), which saves a query on every page and poll.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+
+# Per-process memory cache for rendered game panels ({% cache %} keyed by game, seq and viewer).
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "OPTIONS": {"MAX_ENTRIES": env_int("CACHE_MAX_ENTRIES", 20_000)},
+    }
+}
+
 #: Seconds between the game page's cheap polls (204 when nothing changed).
 GAME_POLL_SECONDS = env_int("GAME_POLL_SECONDS", 5)
 #: A snapshot of the state is stored every this many actions (fast history loads).
