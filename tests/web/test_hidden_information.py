@@ -1,0 +1,109 @@
+"""issue 3 "Hidden information": for seeded random games at many points, every page, partial, poll
+response and API response for every seat and for a spectator contains no card of another seat's hand,
+no card of any deck (so no deck order) and no face-down conflict choice — checked by the cards'
+identities (card ids), not by guessing at text. R95, R68."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from accounts.models import ApiToken, User
+from games import engine
+from games.models import Game
+from games.views import PARTIALS
+
+from .conftest import create_started_game, create_user, play_human_move, seat_users, state_of
+
+CARD_ID = re.compile(r"s\dc\d\d")
+
+
+def _secrets(state: engine.GameState, viewer: int | None) -> set[str]:
+    """Card ids the viewer may not know: other seats' hands, every deck, others' face-down conflict card."""
+    hidden: set[str] = set()
+    for p in state.players:
+        hidden |= {engine.card_id(p.seat, c) for c in p.deck}  # nobody sees a deck's contents or order
+        if p.seat != viewer:
+            hidden |= {engine.card_id(p.seat, c) for c in p.hand}
+    b = state.battle
+    if b is not None and not b.revealed:
+        hidden |= {engine.card_id(seat, c) for seat, c in b.table if seat != viewer}
+    ch = state.choice
+    if ch is not None and ch.seat == viewer:  # the viewer's own Insight/Prosperity look (R97)
+        owner = ch.target if ch.kind == "prosperity" else ch.seat
+        hidden -= {engine.card_id(owner, c) for c in ch.cards}
+    return hidden
+
+
+def _ever_public(game: Game) -> set[str]:
+    """Card ids that some public event showed (a discard, a played card, a revealed conflict card). The
+    log may repeat them later even if the card has since been reshuffled into a deck: that says where the
+    card *was*, not where it is."""
+    seen: set[str] = set()
+    for events in game.actions.values_list("events", flat=True):
+        for ev in events:
+            seen |= set(CARD_ID.findall(json.dumps(engine.redact_event(ev, None))))
+    return seen
+
+
+def _responses(client: Client, game: Game, token: str | None) -> dict[str, str]:
+    """Every page, partial, poll and API response about ``game`` for the client's user. The API's log is
+    returned separately (``api:log``) from the rest of its view (``api:view``)."""
+    base = f"/games/{game.pk}/"
+    out = {"page": client.get(base).content.decode()}
+    for name in PARTIALS:
+        out[f"partial:{name}"] = client.get(f"{base}partial/{name}/").content.decode()
+    out["poll"] = client.get(f"{base}poll/?seq={max(game.seq - 1, 0)}").content.decode()
+    headers: dict[str, Any] = {"HTTP_AUTHORIZATION": f"Bearer {token}"} if token else {}
+    data = client.get(f"/api/games/{game.pk}", **headers).json()
+    out["api:log"] = json.dumps(data.pop("log"))
+    out["api:view"] = json.dumps(data)
+    out["api:legal"] = client.get(f"/api/games/{game.pk}/legal", **headers).content.decode()
+    return out
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("seed", [11, 29])
+def test_no_response_shows_another_seats_secret_cards(seed: int) -> None:
+    """R95, R68, R97: at many points of a seeded 3-player game (all seats human, so every seat has a
+    viewer), no response for any seat or a spectator contains a card id the viewer may not know."""
+    game = create_started_game(humans=3, seed=seed, options={"mayhem": True})
+    users = seat_users(game)
+    spectator: User = create_user()
+    clients: dict[int | None, tuple[Client, str]] = {}
+    for seat, user in [*users.items(), (None, spectator)]:
+        client = Client()
+        client.force_login(user)
+        clients[seat] = (client, ApiToken.issue(user))
+    checked = 0
+    for step in range(160):
+        if game.status != Game.Status.ACTIVE:
+            break
+        if step % 8 == 0 or (state_of(game).battle is not None and step % 2 == 0):
+            state = state_of(game)
+            public = _ever_public(game)
+            for viewer, (client, token) in clients.items():
+                hidden = _secrets(state, viewer)
+                for name, text in _responses(client, game, token).items():
+                    secret = hidden - public if name == "api:log" else hidden
+                    leaked = set(CARD_ID.findall(text)) & secret
+                    assert not leaked, f"seat {viewer} sees {sorted(leaked)} in {name} at seq {game.seq}"
+                    checked += 1
+        game = play_human_move(game, users)
+    assert checked > 300
+
+
+@pytest.mark.django_db
+def test_the_check_catches_a_leak() -> None:
+    """The detector itself works: the raw state JSON, which holds every hand, is flagged."""
+    import json
+
+    game = create_started_game(humans=2, seed=3)
+    state = state_of(game)
+    hidden = _secrets(state, 0)
+    assert set(CARD_ID.findall(json.dumps([engine.card_id(1, c) for c in state.players[1].hand]))) <= hidden
+    assert hidden & {engine.card_id(1, c) for c in state.players[1].hand}
