@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.core.cache import cache
 from django.db.models import Prefetch, QuerySet
+from django.utils.translation import get_language
 
 from accounts.models import User
 from games import engine
@@ -88,25 +90,36 @@ def game_view(game: Game, user: User | Any, *, with_log: bool = True) -> GameVie
         p.seat: p.deadline_at for p in Prompt.objects.filter(game=game).only("seat", "deadline_at")
     }
     if with_log:
-        records = (
-            ActionRecord.objects.filter(game=game)
-            .order_by("-seq")
-            .only("seq", "seat", "events", "created_at")
-        )
-        places = {t["id"]: t["name"] for t in view["map"] if "name" in t}
-        for record in records[:LOG_LENGTH]:
-            events = [engine.redact_event(ev, seat) for ev in record.events]
-            lines = [describe(ev, names, places) for ev in events]
-            result.log.append(
-                {
-                    "seq": record.seq,
-                    "at": record.created_at,
-                    "seat": record.seat,
-                    "events": events,
-                    "lines": [line for line in lines if line],
-                }
-            )
+        result.log = _log(game, seat, names, view)
     return result
+
+
+def _log(game: Game, seat: int | None, names: dict[int, str], view: dict[str, Any]) -> list[dict[str, Any]]:
+    """The newest :data:`LOG_LENGTH` records, redacted for ``seat`` and put in words. Cached per game, seq,
+    seat and language: it only changes when the game moves on."""
+    key = f"log:{game.pk}:{game.seq}:{seat}:{get_language()}"
+    cached: list[dict[str, Any]] | None = cache.get(key)
+    if cached is not None:
+        return cached
+    places = {t["id"]: t["name"] for t in view["map"] if "name" in t}
+    records = (
+        ActionRecord.objects.filter(game=game).order_by("-seq").only("seq", "seat", "events", "created_at")
+    )
+    log = []
+    for record in records[:LOG_LENGTH]:
+        events = [engine.redact_event(ev, seat) for ev in record.events]
+        lines = [describe(ev, names, places) for ev in events]
+        log.append(
+            {
+                "seq": record.seq,
+                "at": record.created_at,
+                "seat": record.seat,
+                "events": events,
+                "lines": [line for line in lines if line],
+            }
+        )
+    cache.set(key, log, 900)
+    return log
 
 
 @dataclass

@@ -30,3 +30,12 @@ def _require_postgres(django_db_setup: None) -> None:
         from django.db import connection
 
         assert connection.vendor == "postgresql", "PostgreSQL is required (set DATABASE_URL)"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> None:
+    """Empty the per-process cache before each test: SQLite reuses primary keys after a rolled-back test,
+    so a panel cached for "game 1" must not survive into the next test's game 1."""
+    from django.core.cache import cache
+
+    cache.clear()
