@@ -16,7 +16,7 @@ mkdir -p "$OUT"
 export DATABASE_URL="postgres://$(whoami)@127.0.0.1:5432/$DB" DEBUG=0 MASTERY_ENV=development LOG_LEVEL=ERROR
 dropdb --if-exists -h 127.0.0.1 "$DB" && createdb -h 127.0.0.1 "$DB"
 $PY manage.py migrate --noinput -v0
-$PY benchmarks/web_setup.py 64 "$OUT/games.json"
+$PY -m benchmarks.web_setup 64 "$OUT/games.json"
 $PY - "$OUT" <<'PYEOF'
 import json, sys
 out = sys.argv[1]

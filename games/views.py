@@ -18,9 +18,8 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import get_language
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -141,10 +140,11 @@ def _context(request: HttpRequest, gv: GameView, **extra: Any) -> dict[str, Any]
     now = timezone.now()
     page = page_model(gv, now)
     seat = "spectator" if gv.seat is None else gv.seat
+    tz = timezone.get_current_timezone_name()
     return {
         # {% cache %} key of the panels that only change with the position: game, seq, viewer seat,
         # language and time zone (docs.djangoproject.com "Template fragment caching").
-        "panel_key": f"{gv.game.pk}.{gv.game.seq}.{seat}.{get_language()}.{timezone.get_current_timezone_name()}",
+        "panel_key": f"{gv.game.pk}.{gv.game.seq}.{seat}.{get_language()}.{tz}",
         "log_minute": int(now.timestamp() // 60),
         "game": gv.game,
         "gv": gv,
