@@ -15,6 +15,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
@@ -176,6 +177,26 @@ def game_create(
         )
         Seat.objects.create(game=game, number=0, user=user)
     return game
+
+
+def _lock_with_seats(game_id: int) -> tuple[Game, list[Seat]]:
+    """Lock the game row and read its seats in one statement (``SELECT … FOR UPDATE OF game``).
+
+    Raises:
+        NotFound: no such game.
+    """
+    seats = list(
+        Seat.objects.select_related("game")
+        .select_for_update(of=("game",))
+        .filter(game_id=game_id)
+        .order_by("number")
+    )
+    if not seats:
+        return _lock(game_id), []
+    game = seats[0].game
+    for seat in seats:
+        seat.game = game
+    return game, seats
 
 
 def _lock(game_id: int) -> Game:
@@ -372,10 +393,9 @@ def action_submit(
     except engine.InvalidActionPayload as exc:
         raise BadPayload(exc.message, field=exc.field) from exc
     with transaction.atomic():
-        game = _lock(game_id)
+        game, seats = _lock_with_seats(game_id)
         if game.status != Game.Status.ACTIVE:
             raise Conflict("this game is not in progress")
-        seats = list(game.seats.all())
         if seat is None:
             mine = next((s for s in seats if user is not None and s.user_id == user.pk), None)
             if mine is None:
@@ -395,13 +415,16 @@ def action_submit(
             raise Illegal(exc.code.value, engine_code=exc.code.value, **exc.params) from exc
         records = [_record(game, game.seq + 1, seat, source, action, t)]
         applied = _run_bots(game, t.state, {s.number for s in seats if s.is_bot}, records, game.seq + 1)
-        _store(game, applied, seats)
+        _store(game, applied, seats, previous=state)
     return SubmitResult(game, applied.records)
 
 
-def _store(game: Game, applied: _Applied, seats: list[Seat]) -> None:
+def _store(
+    game: Game, applied: _Applied, seats: list[Seat], previous: engine.GameState | None = None
+) -> None:
     """Persist the new state, the records, snapshots and the prompt projection (inside the caller's
-    transaction)."""
+    transaction). ``previous`` is the state the stored Prompt rows were projected from (``None`` when
+    there are none yet)."""
     now = timezone.now()
     state, records = applied.state, applied.records
     if records:
@@ -426,25 +449,28 @@ def _store(game: Game, applied: _Applied, seats: list[Seat]) -> None:
         Seat.objects.bulk_update(seats, ["final_vp", "final_rank"])
     game.save()
     _remember(game, state)
-    _sync_prompts(game, state, now)
+    _sync_prompts(game, state, now, previous)
 
 
-def _sync_prompts(game: Game, state: engine.GameState, now: Any) -> None:
-    """Project ``engine.pending()`` into Prompt rows, keeping the opening time of prompts still open."""
+def _sync_prompts(game: Game, state: engine.GameState, now: Any, previous: engine.GameState | None) -> None:
+    """Project ``engine.pending()`` into Prompt rows, keeping the opening time (and so the deadline) of
+    prompts still open. Prompt rows are only ever written here, under the game's row lock, from the
+    state they describe, so the rows that exist are exactly ``pending(previous)``: no need to read them."""
     wanted = {(p.seat, p.key): p for p in engine.pending(state)}
-    existing = {(p.seat, p.key): p for p in Prompt.objects.filter(game=game)}
-    stale = [row.pk for k, row in existing.items() if k not in wanted]
+    existing = {} if previous is None else {(p.seat, p.key): p for p in engine.pending(previous)}
+    stale = [k for k in existing if k not in wanted]
     if stale:
-        Prompt.objects.filter(pk__in=stale).delete()
+        match = Q()
+        for seat, key in stale:
+            match |= Q(seat=seat, key=key)
+        Prompt.objects.filter(match, game=game).delete()
     # A turn keeps its key (and its clock) while its step changes: update kind and timeout in place.
-    changed = []
-    for k, row in existing.items():
+    for k, old in existing.items():
         p = wanted.get(k)
-        if p is not None and (row.kind, row.timeout_action) != (p.kind, p.timeout_action.to_dict()):
-            row.kind, row.deadline_class, row.timeout_action = p.kind, p.deadline, p.timeout_action.to_dict()
-            changed.append(row)
-    if changed:
-        Prompt.objects.bulk_update(changed, ["kind", "deadline_class", "timeout_action"])
+        if p is not None and (old.kind, old.timeout_action) != (p.kind, p.timeout_action):
+            Prompt.objects.filter(game=game, seat=p.seat, key=p.key).update(
+                kind=p.kind, deadline_class=p.deadline, timeout_action=p.timeout_action.to_dict()
+            )
     new = [
         Prompt(
             game=game,

@@ -272,7 +272,7 @@ class Player:
     def advance_options(self) -> list[dict[str, Any]]:
         """The advance form's targets: value, label, most knights allowed, and whether it is a battle."""
         options = (
-            self.advance_form.get_by_label("Into")
+            self.advance_form.get_by_label("Advance into")
             .locator("option")
             .evaluate_all(
                 "os => os.map(o => ({value: o.value, label: o.textContent.trim(), max: +o.dataset.max}))"
@@ -338,7 +338,7 @@ class Player:
             options = self.advance_options()
             battles = [o for o in options if o["battle"]]
             choice = max(battles, key=lambda o: o["max"]) if battles else options[0]
-            into = self.advance_form.get_by_label("Into")
+            into = self.advance_form.get_by_label("Advance into")
             if use_map:
                 self.page.locator(f"#tile-{choice['value']}").click()
             else:
