@@ -419,6 +419,20 @@ def action_submit(
     return SubmitResult(game, applied.records)
 
 
+#: The Game columns a write may change (the lobby settings never change once the game has started).
+_WRITTEN_FIELDS = [
+    "seq",
+    "state",
+    "state_hash",
+    "status",
+    "started_at",
+    "finished_at",
+    "winners",
+    "setup",
+    "updated_at",
+]
+
+
 def _store(
     game: Game, applied: _Applied, seats: list[Seat], previous: engine.GameState | None = None
 ) -> None:
@@ -431,7 +445,8 @@ def _store(
         ActionRecord.objects.bulk_create(records)
         game.seq = records[-1].seq
     game.state = engine.to_dict(state)
-    game.state_hash = engine.state_hash(state)
+    # The last record already carries the hash of the final state: serialise the state once less.
+    game.state_hash = records[-1].state_hash if records else engine.state_hash(state)
     if applied.snapshots:
         Snapshot.objects.bulk_create(
             Snapshot(game=game, seq=seq, state=engine.to_dict(s), state_hash=engine.state_hash(s))
@@ -447,7 +462,7 @@ def _store(
             seat.final_vp = vp[seat.number]
             seat.final_rank = 1 + sum(1 for other in place.values() if other < place[seat.number])
         Seat.objects.bulk_update(seats, ["final_vp", "final_rank"])
-    game.save()
+    game.save(update_fields=_WRITTEN_FIELDS)
     _remember(game, state)
     _sync_prompts(game, state, now, previous)
 
