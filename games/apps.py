@@ -1,6 +1,16 @@
-"""App config."""
+"""App config; starts the embedded deadline sweeper inside the development server."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+import time
 
 from django.apps import AppConfig
+
+log = logging.getLogger(__name__)
 
 
 class GamesConfig(AppConfig):
@@ -8,3 +18,34 @@ class GamesConfig(AppConfig):
 
     name = "games"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        """On the embedded default (``runserver`` without ``REDIS_URL``), sweep deadlines in a daemon
+        thread of the serving process, so deadlines fire without a Celery beat (architecture §4)."""
+        from django.conf import settings
+
+        serving = "runserver" in sys.argv and (
+            os.environ.get("RUN_MAIN") == "true" or "--noreload" in sys.argv
+        )
+        if serving and not settings.REDIS_URL and settings.DEADLINE_SWEEP_SECONDS > 0:
+            threading.Thread(
+                target=_sweep_forever, args=(settings.DEADLINE_SWEEP_SECONDS,), daemon=True
+            ).start()
+
+
+def _sweep_forever(every: int) -> None:
+    """Run :func:`games.services.deadlines_sweep` every ``every`` seconds until the process exits."""
+    from django.db import close_old_connections
+
+    from games import services
+
+    while True:
+        time.sleep(every)
+        try:
+            applied = services.deadlines_sweep()
+            if applied:
+                log.info("deadline sweep applied %d timeout action(s)", applied)
+        except Exception:  # keep the sweeper alive; the next run retries
+            log.exception("deadline sweep failed")
+        finally:
+            close_old_connections()

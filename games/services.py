@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -307,7 +307,7 @@ def game_start(*, game_id: int, user: User | None, seed: int | None = None) -> G
         game.setup = engine.normalize_setup(setup)
         game.status = Game.Status.ACTIVE
         game.started_at = timezone.now()
-        applied = _run_bots(game, state, {s.number for s in seats if s.is_bot}, [], 0)
+        applied = _run_bots(game, state, _stand_ins(seats), [], 0)
         _store(game, applied, list(seats))
     return game
 
@@ -414,9 +414,99 @@ def action_submit(
         except engine.IllegalAction as exc:
             raise Illegal(exc.code.value, engine_code=exc.code.value, **exc.params) from exc
         records = [_record(game, game.seq + 1, seat, source, action, t)]
-        applied = _run_bots(game, t.state, {s.number for s in seats if s.is_bot}, records, game.seq + 1)
+        if source != ActionRecord.Source.TIMEOUT:
+            _reset_misses(seats, seat)  # the player acted: the run of missed deadlines is over
+        applied = _run_bots(game, t.state, _stand_ins(seats), records, game.seq + 1)
         _store(game, applied, seats, previous=state)
     return SubmitResult(game, applied.records)
+
+
+def _stand_ins(seats: list[Seat]) -> set[int]:
+    """Seats a bot plays: bot seats and absent players (``ABSENT_AFTER_MISSES`` missed turns in a row)."""
+    return {s.number for s in seats if s.is_bot or s.missed_deadlines >= settings.ABSENT_AFTER_MISSES}
+
+
+def _reset_misses(seats: list[Seat], number: int) -> None:
+    for s in seats:
+        if s.number == number and s.missed_deadlines:
+            s.missed_deadlines = 0
+            s.save(update_fields=["missed_deadlines"])
+
+
+def seat_return(*, game_id: int, user: User) -> Seat:
+    """ "I'm back": an absent player takes their seat back from the bot (the miss count restarts).
+
+    Raises:
+        NotFound, Forbidden (no seat), Conflict (the game is not in progress).
+    """
+    with transaction.atomic():
+        game, seats = _lock_with_seats(game_id)
+        if game.status != Game.Status.ACTIVE:
+            raise Conflict("this game is not in progress")
+        mine = next((s for s in seats if s.user_id == user.pk), None)
+        if mine is None:
+            raise Forbidden("you have no seat in this game")
+        mine.missed_deadlines = 0
+        mine.save(update_fields=["missed_deadlines"])
+        return mine
+
+
+def prompt_expire(*, game_id: int, seat: int, key: str, now: datetime | None = None) -> bool:
+    """Apply the engine's timeout action of an overdue prompt, as a system action with source
+    ``timeout`` (so replay stays exact). A missed turn counts towards absence.
+
+    Returns:
+        ``True`` if an action was applied; ``False`` if the prompt is no longer open or not yet due
+        (running it twice changes nothing the second time).
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        game, seats = _lock_with_seats(game_id)
+        if game.status != Game.Status.ACTIVE:
+            return False
+        row = Prompt.objects.filter(game=game, seat=seat, key=key).first()
+        if row is None or row.deadline_at > now:
+            return False
+        state = game_state(game)
+        prompt = next((p for p in engine.pending(state) if p.seat == seat and p.key == key), None)
+        if prompt is None:
+            return False
+        t = engine.apply(state, seat, prompt.timeout_action)
+        records = [_record(game, game.seq + 1, seat, ActionRecord.Source.TIMEOUT, prompt.timeout_action, t)]
+        if prompt.kind == "turn":  # the turn itself was missed (its optional steps do not count)
+            mine = next((s for s in seats if s.number == seat), None)
+            if mine is not None and not mine.is_bot:
+                mine.missed_deadlines += 1
+                mine.save(update_fields=["missed_deadlines"])
+        applied = _run_bots(game, t.state, _stand_ins(seats), records, game.seq + 1)
+        _store(game, applied, seats, previous=state)
+    return True
+
+
+def deadlines_sweep(*, now: datetime | None = None, limit: int = 1000) -> int:
+    """Apply the timeout action of every overdue prompt (Celery beat runs this every minute).
+
+    Deadlines live in the database, so a sweep finds them whatever happened to earlier tasks. A prompt
+    that opens already overdue (a turn whose first step timed out) is handled in the same sweep.
+
+    Returns:
+        How many timeout actions were applied.
+    """
+    now = now or timezone.now()
+    applied = 0
+    for _ in range(limit):
+        due = list(
+            Prompt.objects.filter(deadline_at__lte=now, game__status=Game.Status.ACTIVE)
+            .order_by("deadline_at")
+            .values_list("game_id", "seat", "key")[:50]
+        )
+        progress = 0
+        for game_id, seat, key in due:
+            progress += prompt_expire(game_id=game_id, seat=seat, key=key, now=now)
+        applied += progress
+        if not progress:
+            break
+    return applied
 
 
 #: The Game columns a write may change (the lobby settings never change once the game has started).

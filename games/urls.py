@@ -16,6 +16,7 @@ urlpatterns = [
     path("games/<int:game_id>/start/", views.start, name="start"),
     path("games/<int:game_id>/cancel/", views.cancel, name="cancel"),
     path("games/<int:game_id>/act/", views.act, name="act"),
+    path("games/<int:game_id>/back/", views.back, name="back"),
     path("games/<int:game_id>/poll/", views.poll, name="poll"),
     path("games/<int:game_id>/partial/<str:name>/", views.partial, name="partial"),
 ]

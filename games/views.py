@@ -146,6 +146,9 @@ def _context(request: HttpRequest, gv: GameView, **extra: Any) -> dict[str, Any]
         # language and time zone (docs.djangoproject.com "Template fragment caching").
         "panel_key": f"{gv.game.pk}.{gv.game.seq}.{seat}.{get_language()}.{tz}",
         "log_minute": int(now.timestamp() // 60),
+        "absent": any(
+            s.number == gv.seat and s.missed_deadlines >= settings.ABSENT_AFTER_MISSES for s in gv.seats
+        ),
         "game": gv.game,
         "gv": gv,
         "view": gv.view,
@@ -391,3 +394,16 @@ def cancel(request: HttpRequest, game_id: int) -> HttpResponse:
         return redirect("games:detail", game_id=game.pk)
     messages.success(request, _("The table was cancelled."))
     return redirect("games:my_games")
+
+
+@login_required
+@require_POST
+def back(request: HttpRequest, game_id: int) -> HttpResponse:
+    """ "I'm back": take the seat back from the bot that played it while the player was absent."""
+    game = _load(request, game_id)
+    return _lobby_action(
+        request,
+        game.pk,
+        _("Welcome back: your seat is yours again."),
+        lambda: services.seat_return(game_id=game.pk, user=_user(request)),
+    )

@@ -187,6 +187,25 @@ CACHES = {
     }
 }
 
+# Celery (docs.celeryq.dev "Configuration"): Redis in production; without REDIS_URL tasks run eagerly
+# in-process (the embedded default), and the development server sweeps deadlines in a thread.
+REDIS_URL = env_str("REDIS_URL", "")
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", not REDIS_URL)
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TIMEZONE = "UTC"
+CELERY_BEAT_SCHEDULE = {
+    "deadline-sweep": {"task": "games.tasks.deadline_sweep", "schedule": 60.0},
+}
+#: Seconds between the embedded sweeper thread's runs (development server only).
+DEADLINE_SWEEP_SECONDS = env_int("DEADLINE_SWEEP_SECONDS", 30)
+#: After this many missed turn deadlines in a row a seat is absent: a bot plays it until "I'm back".
+ABSENT_AFTER_MISSES = env_int("ABSENT_AFTER_MISSES", 3)
+
 #: Seconds between the game page's cheap polls (204 when nothing changed).
 GAME_POLL_SECONDS = env_int("GAME_POLL_SECONDS", 5)
 #: A snapshot of the state is stored every this many actions (fast history loads).

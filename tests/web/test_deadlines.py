@@ -1,0 +1,157 @@
+"""issue 4 (first part): deadlines that keep games moving. The sweep applies the engine's timeout action
+of every overdue prompt through the normal service (source ``timeout``), exactly once; three missed turns
+in a row make a seat absent and a bot plays it until "I'm back". Time is controlled with time-machine."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import time_machine
+
+from games import engine, services
+from games.models import ActionRecord, Game, Prompt, Seat
+from games.tasks import deadline_sweep
+
+from .conftest import create_started_game, play_until, seat_users, state_of
+
+START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def clock() -> Iterator[time_machine.Traveller]:
+    """A stopped clock at START that the test moves with ``clock.shift(...)``."""
+    with time_machine.travel(START, tick=False) as traveller:
+        yield traveller
+
+
+def _records(game: Game) -> list[tuple[int, int | None, str]]:
+    return list(ActionRecord.objects.filter(game=game).order_by("seq").values_list("seq", "seat", "source"))
+
+
+@pytest.mark.django_db
+def test_an_overdue_turn_is_ended_once_by_the_sweep(clock: time_machine.Traveller) -> None:
+    """The turn deadline (1 hour on the live preset) passes: the sweep ends the turn with a `timeout`
+    record; before the deadline nothing happens; a second sweep changes nothing; replay stays exact."""
+    game = create_started_game(humans=2, seed=5, time_control="live")
+    before = state_of(game)
+    seq = game.seq
+    assert services.deadlines_sweep() == 0
+    clock.shift(timedelta(minutes=59))
+    assert services.deadlines_sweep() == 0
+    assert Game.objects.get(pk=game.pk).seq == seq
+    clock.shift(timedelta(minutes=2))
+    assert services.deadlines_sweep() == 1
+    game.refresh_from_db()
+    assert _records(game)[-1] == (seq + 1, before.active, "timeout")
+    after = state_of(game)
+    assert after.turn == before.turn + 1 and after.active != before.active
+    # The next turn's prompt opened now, with a fresh deadline: nothing is overdue any more.
+    [row] = Prompt.objects.filter(game=game)
+    assert row.seat == after.active and row.deadline_at == START + timedelta(minutes=61, hours=1)
+    snapshot = (_records(game), game.state_hash)
+    assert services.deadlines_sweep() == 0
+    assert deadline_sweep.delay().get() == 0  # the Celery task (eager here) is the same sweep
+    game.refresh_from_db()
+    assert (_records(game), game.state_hash) == snapshot
+    assert services.game_verify(game_id=game.pk)[0]
+
+
+@pytest.mark.django_db
+def test_a_response_window_times_out_and_the_game_moves_on(clock: time_machine.Traveller) -> None:
+    """A Fracture window's seats that did not answer within the response deadline (10 minutes) pass;
+    the window closes and the game goes on."""
+    game = create_started_game(humans=3, seed=21, time_control="live")
+
+    def window_open(g: Game) -> bool:
+        return any(p.kind == "response" for p in engine.pending(state_of(g)))
+
+    game = play_until(game, window_open, limit=600)
+    waiting = [p for p in engine.pending(state_of(game)) if p.kind == "response"]
+    clock.shift(timedelta(minutes=11))
+    applied = services.deadlines_sweep()
+    game.refresh_from_db()
+    assert applied >= len(waiting)
+    new = _records(game)[-applied:]
+    assert {(seat, source) for _seq, seat, source in new} >= {(p.seat, "timeout") for p in waiting}
+    assert not any(
+        p.kind == "response" and p.key in {w.key for w in waiting} for p in engine.pending(state_of(game))
+    )
+    assert services.game_verify(game_id=game.pk)[0]
+
+
+@pytest.mark.django_db
+def test_three_missed_turns_make_a_seat_absent_until_im_back(clock: time_machine.Traveller) -> None:
+    """Three missed turn deadlines in a row mark the player absent: a bot then plays their seat at once;
+    "I'm back" gives the seat back. Acting yourself resets the count."""
+    game = create_started_game(humans=2, seed=5, time_control="live")
+    users = seat_users(game)
+    sleeper = state_of(game).active
+    waker = 1 - sleeper
+    for missed in (1, 2, 3):
+        clock.shift(timedelta(hours=1, minutes=1))
+        assert services.deadlines_sweep() == 1  # the sleeper's turn times out
+        assert Seat.objects.get(game=game, number=sleeper).missed_deadlines == missed
+        game.refresh_from_db()
+        result = services.action_submit(
+            game_id=game.pk, user=users[waker], payload={"type": "end_turn"}, expected_seq=game.seq
+        )
+        game = result.game
+        if missed < 3:
+            assert state_of(game).active == sleeper  # their turn waits for them
+        else:
+            bot_moves = [r for r in result.records if r.seat == sleeper]
+            assert bot_moves and all(r.source == "bot" for r in bot_moves)  # a bot played it at once
+    services.seat_return(game_id=game.pk, user=users[sleeper])
+    assert Seat.objects.get(game=game, number=sleeper).missed_deadlines == 0
+    game.refresh_from_db()
+    while state_of(game).active != waker:  # finish whatever the bot left open for the sleeper
+        game = play_until(game, lambda g: state_of(g).active == waker, limit=200)
+    result = services.action_submit(
+        game_id=game.pk, user=users[waker], payload={"type": "end_turn"}, expected_seq=game.seq
+    )
+    assert [r.seat for r in result.records] == [waker]  # the sleeper's turn now waits for them again
+    assert state_of(result.game).active == sleeper
+    assert services.game_verify(game_id=game.pk)[0]
+
+
+@pytest.mark.django_db
+def test_acting_yourself_resets_the_missed_deadlines(clock: time_machine.Traveller) -> None:
+    """A missed turn followed by a turn played by the player: the run of misses starts again at 0."""
+    game = create_started_game(humans=2, seed=5, time_control="live")
+    users = seat_users(game)
+    sleeper = state_of(game).active
+    clock.shift(timedelta(hours=1, minutes=1))
+    assert services.deadlines_sweep() == 1
+    game.refresh_from_db()
+    game = services.action_submit(
+        game_id=game.pk, user=users[1 - sleeper], payload={"type": "end_turn"}, expected_seq=game.seq
+    ).game
+    assert Seat.objects.get(game=game, number=sleeper).missed_deadlines == 1
+    services.action_submit(
+        game_id=game.pk, user=users[sleeper], payload={"type": "end_turn"}, expected_seq=game.seq
+    )
+    assert Seat.objects.get(game=game, number=sleeper).missed_deadlines == 0
+
+
+@pytest.mark.django_db
+def test_im_back_banner_and_button_on_the_game_page(client: object) -> None:
+    """An absent player sees why a bot plays their seat and an "I'm back" button; pressing it (POST only)
+    gives the seat back."""
+    from django.test import Client
+
+    assert isinstance(client, Client)
+    game = create_started_game(humans=2, seed=5)
+    users = seat_users(game)
+    seat = Seat.objects.get(game=game, number=0)
+    seat.missed_deadlines = 3
+    seat.save()
+    client.force_login(users[0])
+    page = client.get(f"/games/{game.pk}/").content.decode()
+    assert "I&#x27;m back" in page or "I'm back" in page
+    assert client.get(f"/games/{game.pk}/back/").status_code == 405  # a GET (link prefetch) acts on nothing
+    response = client.post(f"/games/{game.pk}/back/")
+    assert response.status_code == 302
+    assert Seat.objects.get(pk=seat.pk).missed_deadlines == 0
+    assert "I&#x27;m back" not in client.get(f"/games/{game.pk}/").content.decode()
