@@ -300,14 +300,18 @@ def _refused(request: HttpRequest, game: Game | int, status: int, message: str) 
 # ------------------------------------------------------------------------------------------------------
 
 
-def _lobby_action(request: HttpRequest, game_id: int, done: str, call: Any) -> HttpResponse:
+def _lobby_action(
+    request: HttpRequest, game_id: int, done: str, call: Any, *, away: bool = False
+) -> HttpResponse:
+    """Run a service ``call``; show its refusal on the table, or ``done`` on the table (or, with
+    ``away``, on "My games" — for actions after which the table is no longer the user's)."""
     try:
         call()
     except services.ServiceError as exc:
         messages.error(request, exc.message)
-    else:
-        messages.success(request, done)
-    return redirect("games:detail", game_id=game_id)
+        return redirect("games:detail", game_id=game_id)
+    messages.success(request, done)
+    return redirect("games:my_games") if away else redirect("games:detail", game_id=game_id)
 
 
 @login_required
@@ -347,13 +351,13 @@ def invite(request: HttpRequest, game_id: int, token: str) -> HttpResponse:
 def leave(request: HttpRequest, game_id: int) -> HttpResponse:
     """Leave a table before the start."""
     game = _load(request, game_id)
-    try:
-        services.seat_leave(game_id=game.pk, user=_user(request))
-    except services.ServiceError as exc:
-        messages.error(request, exc.message)
-        return redirect("games:detail", game_id=game.pk)
-    messages.success(request, _("You left the table."))
-    return redirect("games:my_games")
+    return _lobby_action(
+        request,
+        game.pk,
+        _("You left the table."),
+        lambda: services.seat_leave(game_id=game.pk, user=_user(request)),
+        away=True,
+    )
 
 
 @login_required
@@ -387,13 +391,13 @@ def start(request: HttpRequest, game_id: int) -> HttpResponse:
 def cancel(request: HttpRequest, game_id: int) -> HttpResponse:
     """Cancel an unstarted table (creator only)."""
     game = _load(request, game_id)
-    try:
-        services.game_cancel(game_id=game.pk, user=_user(request))
-    except services.ServiceError as exc:
-        messages.error(request, exc.message)
-        return redirect("games:detail", game_id=game.pk)
-    messages.success(request, _("The table was cancelled."))
-    return redirect("games:my_games")
+    return _lobby_action(
+        request,
+        game.pk,
+        _("The table was cancelled."),
+        lambda: services.game_cancel(game_id=game.pk, user=_user(request)),
+        away=True,
+    )
 
 
 @login_required

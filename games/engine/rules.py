@@ -1508,14 +1508,20 @@ def _h_choose_conflict(tx: Tx, actor: int, action: A.Action) -> None:
     tx.emit("conflict_chosen", seat=actor, private={actor: {"card": action.card}})
 
 
+def _support_turn_of(state: GameState, actor: int) -> Battle:
+    """The running battle if it is ``actor``'s support turn (R69–R70, R110); else IllegalAction."""
+    b = state.battle
+    if b is None or current_phase(state) != "battle" or b.stage != "support":
+        raise IllegalAction(ErrorCode.WRONG_PHASE, phase=current_phase(state))
+    if b.support_order[b.support_turn] != actor:
+        raise IllegalAction(ErrorCode.NOT_YOUR_DECISION)
+    return b
+
+
 def _h_play_support(tx: Tx, actor: int, action: A.Action) -> None:
     assert isinstance(action, A.PlaySupport)
     s = tx.s
-    b = s.battle
-    if b is None or current_phase(s) != "battle" or b.stage != "support":
-        raise IllegalAction(ErrorCode.WRONG_PHASE, phase=current_phase(s))
-    if b.support_order[b.support_turn] != actor:
-        raise IllegalAction(ErrorCode.NOT_YOUR_DECISION)
+    b = _support_turn_of(s, actor)
     if len(set(action.cards)) != len(action.cards):
         raise IllegalAction(ErrorCode.BAD_CHOICE)
     cards = [_hand_card(s, actor, cid) for cid in action.cards]
@@ -1543,11 +1549,7 @@ def _h_play_support(tx: Tx, actor: int, action: A.Action) -> None:
 
 def _h_pass_support(tx: Tx, actor: int, action: A.Action) -> None:
     s = tx.s
-    b = s.battle
-    if b is None or current_phase(s) != "battle" or b.stage != "support":
-        raise IllegalAction(ErrorCode.WRONG_PHASE, phase=current_phase(s))
-    if b.support_order[b.support_turn] != actor:
-        raise IllegalAction(ErrorCode.NOT_YOUR_DECISION)
+    b = _support_turn_of(s, actor)
     b = tx.b()
     b.support_passes += 1
     b.support_turn = (b.support_turn + 1) % len(b.support_order)
