@@ -12,8 +12,12 @@ import json
 from importlib import resources
 from typing import Any
 
+import pytest
+
 from games.engine import (
+    ErrorCode,
     GameState,
+    IllegalAction,
     Transition,
     apply,
     from_dict,
@@ -50,6 +54,15 @@ def edit(state: GameState) -> GameState:
 def act(state: GameState, seat: int, payload: dict[str, Any]) -> Transition:
     """Parse ``payload`` and apply it for ``seat``."""
     return apply(state, seat, parse_action(payload))
+
+
+def assert_illegal(state: GameState, seat: int, payload: dict[str, Any], code: ErrorCode) -> None:
+    """Assert that ``payload`` by ``seat`` is refused with ``code`` and leaves ``state`` unchanged."""
+    before = to_dict(state)
+    with pytest.raises(IllegalAction) as err:
+        act(state, seat, payload)
+    assert err.value.code == code
+    assert to_dict(state) == before
 
 
 def card_index(state: GameState, name: str, nth: int = 0) -> int:

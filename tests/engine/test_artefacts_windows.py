@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
-from games.engine import ErrorCode, GameState, IllegalAction, legal_actions, pending, to_dict, view_for
+from games.engine import ErrorCode, GameState, legal_actions, pending, view_for
 from tests.engine.fixtures import (
     act,
+    assert_illegal,
     castle_pos,
     cid,
     clear_map,
@@ -123,14 +122,6 @@ def art(state: GameState, seat: int, art_id: str) -> tuple[bool, int]:
 
 def fracture_card(state: GameState) -> int:
     return state.content.effect_index["fracture"]
-
-
-def assert_illegal(state: GameState, seat: int, payload: dict[str, Any], code: ErrorCode) -> None:
-    before = to_dict(state)
-    with pytest.raises(IllegalAction) as err:
-        act(state, seat, payload)
-    assert err.value.code == code
-    assert to_dict(state) == before
 
 
 # ----------------------------------------------------------------------------------------------------------

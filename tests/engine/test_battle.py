@@ -16,15 +16,14 @@ import pytest
 from games.engine import (
     ErrorCode,
     GameState,
-    IllegalAction,
     legal_actions,
     pending,
-    to_dict,
     victory_points,
     view_for,
 )
 from tests.engine.fixtures import (
     act,
+    assert_illegal,
     castle_pos,
     cid,
     clear_map,
@@ -176,14 +175,6 @@ def step1_scores(play: Play) -> list[int]:
 
 def step3_scores(play: Play) -> list[int]:
     return next(e["scores"] for e in play.of("battle_step") if e["step"] == 3)
-
-
-def assert_illegal(state: GameState, seat: int, payload: dict[str, Any], code: ErrorCode) -> None:
-    before = to_dict(state)
-    with pytest.raises(IllegalAction) as err:
-        act(state, seat, payload)
-    assert err.value.code == code
-    assert to_dict(state) == before
 
 
 # ----------------------------------------------------------------------------------------------------------

@@ -16,15 +16,14 @@ from games.engine import (
     ContentError,
     ErrorCode,
     GameState,
-    IllegalAction,
     advance_targets,
     pending,
     supplied,
-    to_dict,
     victory_points,
 )
 from tests.engine.fixtures import (
     act,
+    assert_illegal,
     castle_pos,
     cid,
     clear_map,
@@ -108,14 +107,6 @@ class Play:
 
     def types(self) -> list[str]:
         return [e["type"] for e in self.events]
-
-
-def assert_illegal(state: GameState, seat: int, payload: dict[str, Any], code: ErrorCode) -> None:
-    before = to_dict(state)
-    with pytest.raises(IllegalAction) as err:
-        act(state, seat, payload)
-    assert err.value.code == code
-    assert to_dict(state) == before
 
 
 # ----------------------------------------------------------------------------------------------------------
