@@ -14,6 +14,21 @@ from django.utils.translation import gettext_lazy as _
 
 TIME_ZONES = sorted(zoneinfo.available_timezones())
 
+#: Delivery modes of a notification kind (issue 4).
+NOTIFY_MODES = ("immediate", "digest", "off")
+#: Per-kind defaults: decisions arrive at once; news about games waits for the daily digest.
+NOTIFY_DEFAULTS: dict[str, str] = {
+    "turn": "immediate",
+    "conflict": "immediate",
+    "support": "immediate",
+    "response": "immediate",
+    "choice": "immediate",
+    "reminder": "immediate",
+    "timeout": "immediate",
+    "started": "immediate",
+    "finished": "immediate",
+}
+
 
 class UserManager(BaseUserManager["User"]):
     """Manager for email-identified users (Django docs "Customizing authentication")."""
@@ -47,12 +62,24 @@ class User(AbstractUser):
         _("time zone"), max_length=64, default="UTC", choices=[(tz, tz) for tz in TIME_ZONES]
     )
 
+    #: Notification kind -> "immediate", "digest" or "off" (missing kinds use ``NOTIFY_DEFAULTS``).
+    notify = models.JSONField(_("notifications"), default=dict, blank=True)
+    quiet_start = models.TimeField(_("quiet hours from"), null=True, blank=True)
+    quiet_end = models.TimeField(_("quiet hours until"), null=True, blank=True)
+    away_from = models.DateTimeField(_("away from"), null=True, blank=True)
+    away_until = models.DateTimeField(_("away until"), null=True, blank=True)
+
     USERNAME_FIELD = "email"
     REQUIRED_FIELDS: ClassVar[list[str]] = []
     objects: ClassVar[UserManager] = UserManager()  # type: ignore[assignment]
 
     def __str__(self) -> str:
         return self.name
+
+    def notify_mode(self, kind: str) -> str:
+        """How ``kind`` notifications reach this user: ``"immediate"``, ``"digest"`` or ``"off"``."""
+        mode = self.notify.get(kind) if isinstance(self.notify, dict) else None
+        return mode if mode in NOTIFY_MODES else NOTIFY_DEFAULTS.get(kind, "immediate")
 
     @property
     def name(self) -> str:

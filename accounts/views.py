@@ -8,7 +8,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_POST
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods, require_POST
 
 from .forms import ProfileForm
 from .models import ApiToken, User
@@ -41,3 +42,25 @@ def token_create(request: HttpRequest) -> HttpResponse:
     return render(
         request, "accounts/profile.html", {"form": form, "tokens": user.api_tokens.all(), "new_token": token}
     )
+
+
+@csrf_exempt  # RFC 8058 one-click: the mail client POSTs "List-Unsubscribe=One-Click" with no CSRF token
+@require_http_methods(["GET", "POST"])
+def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
+    """Turn off one kind of notification email from its ``List-Unsubscribe`` link: GET asks, POST (from
+    the page or a mail client's one-click, RFC 8058) sets that kind to "off". An invalid token is a 400."""
+    from games.models import Notification
+    from games.notifications import LinkError, unsubscribe_load
+
+    try:
+        user, kind = unsubscribe_load(token)
+    except LinkError:
+        return render(
+            request, "accounts/unsubscribe.html", {"error": _("This link is not valid.")}, status=400
+        )
+    context: dict[str, object] = {"kind_label": Notification.Kind(kind).label}
+    if request.method == "POST":
+        user.notify = {**(user.notify or {}), kind: "off"}
+        user.save(update_fields=["notify"])
+        context["done"] = True
+    return render(request, "accounts/unsubscribe.html", context)

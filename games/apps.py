@@ -34,17 +34,18 @@ class GamesConfig(AppConfig):
 
 
 def _sweep_forever(every: int) -> None:
-    """Run :func:`games.services.deadlines_sweep` every ``every`` seconds until the process exits."""
+    """Run the deadline and outbox sweeps (:mod:`games.tasks`) every ``every`` seconds, until exit."""
     from django.db import close_old_connections
 
-    from games import services
+    from games import tasks
 
     while True:
         time.sleep(every)
         try:
-            applied = services.deadlines_sweep()
+            applied = tasks.deadline_sweep()
             if applied:
                 log.info("deadline sweep applied %d timeout action(s)", applied)
+            tasks.outbox_sweep()
         except Exception:  # keep the sweeper alive; the next run retries
             log.exception("deadline sweep failed")
         finally:

@@ -45,6 +45,7 @@ class Game(models.Model):
     turn_seconds = models.PositiveIntegerField(default=86_400)
     response_seconds = models.PositiveIntegerField(default=14_400)
     private = models.BooleanField(_("private"), default=False)
+    allow_vacation = models.BooleanField(_("allow vacations (away players' clocks pause)"), default=True)
     invite_token = models.CharField(max_length=32, unique=True, default=_invite_token)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.LOBBY, db_index=True)
     setup = models.JSONField(null=True, blank=True)
@@ -105,6 +106,7 @@ class ActionRecord(models.Model):
         API = "api"
         TIMEOUT = "timeout"
         BOT = "bot"
+        STANDING = "standing"
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="actions")
     seq = models.PositiveIntegerField()
@@ -147,9 +149,85 @@ class Prompt(models.Model):
     timeout_action = models.JSONField()
     opened_at = models.DateTimeField()
     deadline_at = models.DateTimeField(db_index=True)
+    #: When the 75 % reminder is due; cleared once the reminder has been queued.
+    remind_at = models.DateTimeField(null=True, blank=True, db_index=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=("game", "seat", "key"), name="prompt_unique_key")]
 
     def __str__(self) -> str:
         return f"game {self.game_id} seat {self.seat} {self.kind}"
+
+
+class Notification(models.Model):
+    """The email outbox (architecture §3): one row per recipient, game, prompt and kind (``dedupe_key`` is
+    unique, so queuing twice stores one row). Rows are written in the transaction of the game write that
+    caused them and sent after commit by :func:`games.tasks.notifications_send`; ``status`` moves from
+    ``pending`` to ``sent`` exactly once (or to ``digest``, ``skipped``)."""
+
+    class Kind(models.TextChoices):
+        TURN = "turn", _("It is your turn")
+        CONFLICT = "conflict", _("Battle: choose your conflict card")
+        SUPPORT = "support", _("Your move in the support step")
+        RESPONSE = "response", _("A response window is open")
+        CHOICE = "choice", _("A choice is yours")
+        REMINDER = "reminder", _("Reminder: a deadline is near")
+        TIMEOUT = "timeout", _("A deadline passed")
+        STARTED = "started", _("Game started")
+        FINISHED = "finished", _("Game over")
+        DIGEST = "digest", _("Daily digest")
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("waiting to be sent")
+        SENT = "sent", _("sent")
+        DIGEST = "digest", _("waiting for the daily digest")
+        SKIPPED = "skipped", _("not sent")
+
+    recipient = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    game = models.ForeignKey(Game, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    prompt_key = models.CharField(max_length=80, blank=True)
+    dedupe_key = models.CharField(max_length=200, unique=True)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    data = models.JSONField(default=dict)
+    created_at = models.DateTimeField()
+    send_after = models.DateTimeField()
+    sent_at = models.DateTimeField(null=True, blank=True)
+    skip_reason = models.CharField(max_length=40, blank=True)
+    digest = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="items")
+    link_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=("status", "send_after"), name="notification_due")]
+
+    def __str__(self) -> str:
+        return self.dedupe_key
+
+
+class StandingOrder(models.Model):
+    """A player's standing order for response windows (architecture "Response windows"), for one game or
+    (``game`` empty) for all of them; the server turns it into an ordinary logged answer (source
+    ``standing``).
+
+    ``rule``: ``pass`` (always pass), ``pass_unless`` (pass unless ``artefact`` is used against me),
+    ``fracture`` (fracture ``artefact`` whenever it would apply against me)."""
+
+    class Rule(models.TextChoices):
+        PASS = "pass", _("Always pass")
+        PASS_UNLESS = "pass_unless", _("Pass unless this artefact is used against me")
+        FRACTURE = "fracture", _("Fracture this artefact whenever it would apply against me")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="standing_orders"
+    )
+    game = models.ForeignKey(Game, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    rule = models.CharField(max_length=12, choices=Rule.choices)
+    artefact = models.CharField(max_length=40, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("created_at", "pk")
+
+    def __str__(self) -> str:
+        return f"{self.rule} {self.artefact}".strip()

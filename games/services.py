@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -21,7 +21,9 @@ from django.utils import timezone
 from accounts.models import User
 from games import engine
 from games.engine.rng import Rng
-from games.models import TIME_CONTROLS, ActionRecord, Game, Prompt, Seat, Snapshot
+from games.models import TIME_CONTROLS, ActionRecord, Game, Prompt, Seat, Snapshot, StandingOrder
+from games.outbox import deadline_for, queue_write, remind_at
+from games.standing import standing_answer
 
 from .bots import bot_action
 
@@ -186,7 +188,7 @@ def _lock_with_seats(game_id: int) -> tuple[Game, list[Seat]]:
         NotFound: no such game.
     """
     seats = list(
-        Seat.objects.select_related("game")
+        Seat.objects.select_related("game", "user")
         .select_for_update(of=("game",))
         .filter(game_id=game_id)
         .order_by("number")
@@ -290,7 +292,7 @@ def game_start(*, game_id: int, user: User | None, seed: int | None = None) -> G
             raise Forbidden("only the creator can start the game")
         if game.status != Game.Status.LOBBY:
             raise Conflict("this game has already started")
-        seats = list(game.seats.all())
+        seats = list(game.seats.select_related("user"))
         if len(seats) != game.players:
             raise Conflict("every seat must be filled (invite players or add bots)")
         seed = secrets.randbits(62) if seed is None else seed
@@ -307,7 +309,7 @@ def game_start(*, game_id: int, user: User | None, seed: int | None = None) -> G
         game.setup = engine.normalize_setup(setup)
         game.status = Game.Status.ACTIVE
         game.started_at = timezone.now()
-        applied = _run_bots(game, state, _stand_ins(seats), [], 0)
+        applied = _run_bots(game, state, _stand_ins(seats), [], 0, seats)
         _store(game, applied, list(seats))
     return game
 
@@ -343,24 +345,62 @@ def _record(
 
 
 def _run_bots(
-    game: Game, state: engine.GameState, bot_seats: set[int], records: list[ActionRecord], seq: int
+    game: Game,
+    state: engine.GameState,
+    bot_seats: set[int],
+    records: list[ActionRecord],
+    seq: int,
+    seats: list[Seat] | None = None,
 ) -> _Applied:
-    """Let bot seats answer every prompt addressed to them until a human must decide (or the game ends).
-    ``records``/``seq`` describe what the caller already applied (its state is ``state``)."""
+    """Let bot seats answer every prompt addressed to them, and standing orders answer response windows
+    (source ``standing``), until a human must decide (or the game ends). ``records``/``seq`` describe what
+    the caller already applied (its state is ``state``); ``seats`` enables standing orders."""
     snapshots = [(seq, state)] if records and _snapshot_due(seq) else []
+    orders: dict[int, list[tuple[bool, str, str]]] | None = None
+    declined: set[str] = set()  # prompt keys whose standing answer the engine refused: the player decides
     for _ in range(MAX_BOT_ACTIONS):
-        prompts = engine.pending(state)
-        bot_prompt = next((p for p in prompts if p.seat in bot_seats), None)
-        if bot_prompt is None:
+        chosen: tuple[int, engine.Action, str] | None = None
+        for prompt in engine.pending(state):
+            if prompt.seat in bot_seats:
+                action = bot_action(state, prompt.seat, game.pk, seq)
+                chosen = (prompt.seat, action, ActionRecord.Source.BOT)
+                break
+            if prompt.kind == "response" and seats is not None and prompt.key not in declined:
+                if orders is None:
+                    orders = _standing_orders(game, seats)
+                answer = standing_answer(state, prompt.seat, orders.get(prompt.seat, ()))
+                if answer is not None:
+                    chosen = (prompt.seat, answer, ActionRecord.Source.STANDING)
+                    declined.add(prompt.key)
+                    break
+        if chosen is None:
             break
-        action = bot_action(state, bot_prompt.seat, game.pk, seq)
-        t = engine.apply(state, bot_prompt.seat, action)
+        seat, action, source = chosen
+        try:
+            t = engine.apply(state, seat, action)
+        except engine.IllegalAction:
+            if source == ActionRecord.Source.BOT:
+                raise
+            continue  # the standing order does not fit this window: leave it to the player
         seq += 1
-        records.append(_record(game, seq, bot_prompt.seat, ActionRecord.Source.BOT, action, t))
+        records.append(_record(game, seq, seat, source, action, t))
         state = t.state
         if _snapshot_due(seq):
             snapshots.append((seq, state))
     return _Applied(state, records, snapshots)
+
+
+def _standing_orders(game: Game, seats: list[Seat]) -> dict[int, list[tuple[bool, str, str]]]:
+    """Standing orders of the seated humans: seat -> ``(for_this_game, rule, artefact)`` (one query)."""
+    by_user = {s.user_id: s.number for s in seats if s.user_id is not None and not s.is_bot}
+    out: dict[int, list[tuple[bool, str, str]]] = {}
+    if not by_user:
+        return out
+    rows = StandingOrder.objects.filter(Q(game=game) | Q(game__isnull=True), user_id__in=list(by_user))
+    for order in rows.values_list("user_id", "game_id", "rule", "artefact"):
+        user_id, game_id, rule, artefact = order
+        out.setdefault(by_user[user_id], []).append((game_id is not None, rule, artefact))
+    return out
 
 
 def action_submit(
@@ -416,8 +456,9 @@ def action_submit(
         records = [_record(game, game.seq + 1, seat, source, action, t)]
         if source != ActionRecord.Source.TIMEOUT:
             _reset_misses(seats, seat)  # the player acted: the run of missed deadlines is over
-        applied = _run_bots(game, t.state, _stand_ins(seats), records, game.seq + 1)
-        _store(game, applied, seats, previous=state)
+        applied = _run_bots(game, t.state, _stand_ins(seats), records, game.seq + 1, seats)
+        present = seat if source in (ActionRecord.Source.WEB, ActionRecord.Source.API) else None
+        _store(game, applied, seats, previous=state, actor=present)
     return SubmitResult(game, applied.records)
 
 
@@ -451,6 +492,53 @@ def seat_return(*, game_id: int, user: User) -> Seat:
         return mine
 
 
+def prompt_answer(
+    *, game_id: int, seat: int, key: str, payload: dict[str, Any], source: str = ActionRecord.Source.EMAIL
+) -> SubmitResult:
+    """Apply ``payload`` for ``seat`` if the prompt ``key`` is still open for that seat (an answer from a
+    signed email link: it names its prompt instead of a ``seq``).
+
+    Raises:
+        NotFound (404), Conflict (409: the game is over or the prompt is no longer open), BadPayload (400),
+        Illegal (422). Nothing is written when one is raised.
+    """
+    with transaction.atomic():
+        game, _seats = _lock_with_seats(game_id)
+        if game.status != Game.Status.ACTIVE:
+            raise Conflict("this game is not in progress")
+        state = game_state(game)
+        if not any(p.seat == seat and p.key == key for p in engine.pending(state)):
+            raise Conflict("this decision has already been made", seq=game.seq)
+        return action_submit(
+            game_id=game_id, user=None, payload=payload, expected_seq=game.seq, seat=seat, source=source
+        )
+
+
+def vacation_apply(*, user: User) -> int:
+    """Recompute the deadlines of the user's open prompts after their away period changed: each clock
+    pauses for the part of the away period inside it, in games that allow vacations (issue 4).
+
+    Returns:
+        How many prompts got a new deadline.
+    """
+    changed = 0
+    seats = Seat.objects.filter(
+        user=user, game__status=Game.Status.ACTIVE, game__allow_vacation=True
+    ).select_related("game", "user")
+    for seat in seats:
+        with transaction.atomic():
+            _lock(seat.game_id)
+            for prompt in Prompt.objects.filter(game_id=seat.game_id, seat=seat.number):
+                deadline = deadline_for(seat.game, seat, prompt.deadline_class, prompt.opened_at)
+                if deadline != prompt.deadline_at:
+                    prompt.deadline_at = deadline
+                    if prompt.remind_at is not None:
+                        prompt.remind_at = remind_at(prompt.opened_at, deadline)
+                    prompt.save(update_fields=["deadline_at", "remind_at"])
+                    changed += 1
+    return changed
+
+
 def prompt_expire(*, game_id: int, seat: int, key: str, now: datetime | None = None) -> bool:
     """Apply the engine's timeout action of an overdue prompt, as a system action with source
     ``timeout`` (so replay stays exact). A missed turn counts towards absence.
@@ -473,13 +561,14 @@ def prompt_expire(*, game_id: int, seat: int, key: str, now: datetime | None = N
             return False
         t = engine.apply(state, seat, prompt.timeout_action)
         records = [_record(game, game.seq + 1, seat, ActionRecord.Source.TIMEOUT, prompt.timeout_action, t)]
-        if prompt.kind == "turn":  # the turn itself was missed (its optional steps do not count)
-            mine = next((s for s in seats if s.number == seat), None)
-            if mine is not None and not mine.is_bot:
-                mine.missed_deadlines += 1
-                mine.save(update_fields=["missed_deadlines"])
-        applied = _run_bots(game, t.state, _stand_ins(seats), records, game.seq + 1)
-        _store(game, applied, seats, previous=state)
+        mine = next((s for s in seats if s.number == seat), None)
+        if prompt.kind == "turn" and mine is not None and not mine.is_bot:
+            # the turn itself was missed (its optional steps do not count)
+            mine.missed_deadlines += 1
+            mine.save(update_fields=["missed_deadlines"])
+        absent = mine is not None and mine.missed_deadlines >= settings.ABSENT_AFTER_MISSES
+        applied = _run_bots(game, t.state, _stand_ins(seats), records, game.seq + 1, seats)
+        _store(game, applied, seats, previous=state, timed_out=(prompt, absent))
     return True
 
 
@@ -524,11 +613,17 @@ _WRITTEN_FIELDS = [
 
 
 def _store(
-    game: Game, applied: _Applied, seats: list[Seat], previous: engine.GameState | None = None
+    game: Game,
+    applied: _Applied,
+    seats: list[Seat],
+    previous: engine.GameState | None = None,
+    actor: int | None = None,
+    timed_out: tuple[engine.Prompt, bool] | None = None,
 ) -> None:
-    """Persist the new state, the records, snapshots and the prompt projection (inside the caller's
-    transaction). ``previous`` is the state the stored Prompt rows were projected from (``None`` when
-    there are none yet)."""
+    """Persist the new state, the records, snapshots and the prompt projection, and queue the
+    notifications (inside the caller's transaction). ``previous`` is the state the stored Prompt rows were
+    projected from (``None`` when there are none yet: the game starts); ``actor`` the seat whose player
+    acted on a page (not emailed about what they see); ``timed_out`` the prompt a timeout answered."""
     now = timezone.now()
     state, records = applied.state, applied.records
     if records:
@@ -554,13 +649,30 @@ def _store(
         Seat.objects.bulk_update(seats, ["final_vp", "final_rank"])
     game.save(update_fields=_WRITTEN_FIELDS)
     _remember(game, state)
-    _sync_prompts(game, state, now, previous)
+    opened = _sync_prompts(game, state, now, previous, seats)
+    queue_write(
+        game=game,
+        seats=seats,
+        opened=opened,
+        actor=actor,
+        now=now,
+        started=previous is None,
+        finished=bool(state.winners) and (previous is None or not previous.winners),
+        timed_out=timed_out,
+        stand_ins=_stand_ins(seats),
+    )
 
 
-def _sync_prompts(game: Game, state: engine.GameState, now: Any, previous: engine.GameState | None) -> None:
+def _sync_prompts(
+    game: Game, state: engine.GameState, now: Any, previous: engine.GameState | None, seats: list[Seat]
+) -> list[engine.Prompt]:
     """Project ``engine.pending()`` into Prompt rows, keeping the opening time (and so the deadline) of
     prompts still open. Prompt rows are only ever written here, under the game's row lock, from the
-    state they describe, so the rows that exist are exactly ``pending(previous)``: no need to read them."""
+    state they describe, so the rows that exist are exactly ``pending(previous)``: no need to read them.
+
+    Returns:
+        The prompts this write opened (for notifications).
+    """
     wanted = {(p.seat, p.key): p for p in engine.pending(state)}
     existing = {} if previous is None else {(p.seat, p.key): p for p in engine.pending(previous)}
     stale = [k for k in existing if k not in wanted]
@@ -576,23 +688,27 @@ def _sync_prompts(game: Game, state: engine.GameState, now: Any, previous: engin
             Prompt.objects.filter(game=game, seat=p.seat, key=p.key).update(
                 kind=p.kind, deadline_class=p.deadline, timeout_action=p.timeout_action.to_dict()
             )
-    new = [
-        Prompt(
-            game=game,
-            seat=p.seat,
-            kind=p.kind,
-            key=p.key,
-            deadline_class=p.deadline,
-            timeout_action=p.timeout_action.to_dict(),
-            opened_at=now,
-            deadline_at=now
-            + timedelta(seconds=game.turn_seconds if p.deadline == "turn" else game.response_seconds),
+    by_number = {s.number: s for s in seats}
+    opened = [p for k, p in wanted.items() if k not in existing]
+    new = []
+    for p in opened:
+        deadline = deadline_for(game, by_number.get(p.seat), p.deadline, now)
+        new.append(
+            Prompt(
+                game=game,
+                seat=p.seat,
+                kind=p.kind,
+                key=p.key,
+                deadline_class=p.deadline,
+                timeout_action=p.timeout_action.to_dict(),
+                opened_at=now,
+                deadline_at=deadline,
+                remind_at=remind_at(now, deadline),
+            )
         )
-        for k, p in wanted.items()
-        if k not in existing
-    ]
     if new:
         Prompt.objects.bulk_create(new)
+    return opened
 
 
 def game_verify(*, game_id: int) -> tuple[bool, str]:

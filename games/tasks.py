@@ -1,15 +1,36 @@
-"""Celery tasks (architecture §3): thin, taking ids, idempotent. ``deadline_sweep`` runs every minute
-under Celery beat (``CELERY_BEAT_SCHEDULE``) and in a thread of the development server."""
+"""Celery tasks (architecture §3): thin, taking ids, idempotent, ``acks_late`` (a task a killed worker had
+taken is delivered again). Celery beat runs ``deadline_sweep`` and ``outbox_sweep`` every minute
+(``CELERY_BEAT_SCHEDULE``); the development server runs them in a thread instead."""
 
 from __future__ import annotations
 
 from celery import shared_task
+from django.utils import timezone
 
-from games import services
+from games import notifications, outbox, services
 
 
 @shared_task(acks_late=True)  # type: ignore[untyped-decorator]  # celery ships no type hints
 def deadline_sweep() -> int:
-    """Apply the timeout action of every overdue prompt; returns how many were applied. Running it twice
-    in a row applies nothing the second time (an applied prompt is closed)."""
-    return services.deadlines_sweep()
+    """Apply the timeout action of every overdue prompt and queue the 75 % reminders; returns how many
+    timeouts were applied. Running it twice in a row applies and queues nothing the second time (an
+    applied prompt is closed; a queued reminder clears ``remind_at``)."""
+    now = timezone.now()
+    applied = services.deadlines_sweep(now=now)
+    outbox.reminders_queue(now=now)
+    return applied
+
+
+@shared_task(acks_late=True)  # type: ignore[untyped-decorator]
+def notifications_send(game_id: int | None = None) -> int:
+    """Send the due notifications of one game (``None``: of every game), queued after a write commits.
+    Returns how many emails went out; a second run sends none (each row is sent once)."""
+    return notifications.outbox_flush(game_id=game_id)
+
+
+@shared_task(acks_late=True)  # type: ignore[untyped-decorator]
+def outbox_sweep() -> int:
+    """Every minute: send every due notification (those postponed by quiet hours or away periods, and any a
+    lost task or an unreachable broker left behind) and the daily digests. Returns emails sent."""
+    now = timezone.now()
+    return notifications.outbox_flush(now=now) + notifications.digests_send(now=now)

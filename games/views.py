@@ -20,12 +20,13 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect
 
 from accounts.models import User
 
-from . import services
+from . import notifications, services
 from .forms import GameCreateForm, PayloadError, action_payload
 from .messages import illegal_message
 from .models import Game
@@ -411,3 +412,36 @@ def back(request: HttpRequest, game_id: int) -> HttpResponse:
         _("Welcome back: your seat is yours again."),
         lambda: services.seat_return(game_id=game.pk, user=_user(request)),
     )
+
+
+_LINK_ERRORS: dict[str, tuple[int, Any]] = {
+    "invalid": (400, _lazy("This link is not valid. Open the game to decide there.")),
+    "expired": (410, _lazy("This link has expired. Open the game to decide there.")),
+    "used": (410, _lazy("This link has already been used; it acts only once.")),
+}
+
+
+@require_http_methods(["GET", "POST"])
+def email_link(request: HttpRequest, token: str) -> HttpResponse:
+    """A signed single-use link from an email (issue 4 "Act from the email"). GET only shows what the
+    link would do, with a confirmation button (mail scanners prefetch links); the POST acts, without a
+    login but only for the one answer the link names. An invalid (400), expired or used (410) link says
+    so and does nothing; a decision already made or refused by the rules is shown and changes nothing."""
+    try:
+        n, action = notifications.link_load(token)
+    except notifications.LinkError as exc:
+        status, text = _LINK_ERRORS[exc.reason]
+        return render(request, "games/email_link.html", {"error": text}, status=status)
+    assert n.game is not None
+    context: dict[str, Any] = {"game": n.game, "label": notifications.link_label(action), "token": token}
+    if request.method == "POST":
+        try:
+            notifications.link_act(token)
+        except notifications.LinkError as exc:
+            status, text = _LINK_ERRORS[exc.reason]
+            return render(request, "games/email_link.html", {"error": text, **context}, status=status)
+        except services.ServiceError as exc:
+            reason = illegal_message(exc.params) if isinstance(exc, services.Illegal) else exc.message
+            return render(request, "games/email_link.html", {"error": reason, **context}, status=exc.status)
+        return render(request, "games/email_link.html", {"done": True, **context})
+    return render(request, "games/email_link.html", context)

@@ -200,11 +200,23 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE = {
     "deadline-sweep": {"task": "games.tasks.deadline_sweep", "schedule": 60.0},
+    "outbox-sweep": {"task": "games.tasks.outbox_sweep", "schedule": 60.0},
 }
+# Redis redelivers a task a killed worker had taken after this many seconds (acks_late); the outbox sweep
+# sends its rows within a minute anyway.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
 #: Seconds between the embedded sweeper thread's runs (development server only).
 DEADLINE_SWEEP_SECONDS = env_int("DEADLINE_SWEEP_SECONDS", 30)
 #: After this many missed turn deadlines in a row a seat is absent: a bot plays it until "I'm back".
 ABSENT_AFTER_MISSES = env_int("ABSENT_AFTER_MISSES", 3)
+
+#: Reminders go out when this share of a deadline's time has passed.
+REMINDER_FRACTION = 0.75
+#: Local hour (in each user's time zone) after which the daily digest is sent.
+DIGEST_HOUR = env_int("DIGEST_HOUR", 8)
+#: Seconds a signed email link stays valid (it also dies with the decision it names, and after one use).
+EMAIL_LINK_MAX_AGE = env_int("EMAIL_LINK_MAX_AGE", 7 * 86_400)
 
 #: Seconds between the game page's cheap polls (204 when nothing changed).
 GAME_POLL_SECONDS = env_int("GAME_POLL_SECONDS", 5)

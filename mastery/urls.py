@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.urls import include, path
 
+from accounts import views as account_views
 from games import views as game_views
 from games.api import api
 
@@ -13,6 +14,8 @@ urlpatterns = [
     path("accounts/", include("allauth.urls")),
     path("accounts/", include("accounts.urls")),
     path("api/", api.urls),
+    path("e/<str:token>/", game_views.email_link, name="email_link"),
+    path("unsubscribe/<str:token>/", account_views.unsubscribe, name="unsubscribe"),
     path("", include("games.urls")),
     path("", game_views.home, name="home"),
 ]

@@ -1,0 +1,207 @@
+"""Queuing notifications (architecture §3 "Notification outbox"): rows are written inside the transaction
+of the game write that caused them, with a unique ``dedupe_key`` per recipient, game, prompt and kind, so a
+write that is retried, or a sweep that runs twice, stores one row. Sending happens after commit
+(:mod:`games.notifications`, run by :func:`games.tasks.notifications_send`).
+
+This module only touches models (no views, no email), so :mod:`games.services` can call it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+from functools import partial
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+
+from games import engine
+from games.models import Game, Notification, Prompt, Seat
+
+log = logging.getLogger(__name__)
+
+#: Engine prompt kind -> notification kind. Every turn-level step shares one key per turn (one email per
+#: turn); the remaining kinds (``may_discard``, ``insight_order``, ``prosperity``, ``fear``) are "choice".
+PROMPT_NOTIFICATION: dict[str, str] = {
+    "turn": Notification.Kind.TURN,
+    "manoeuvre": Notification.Kind.TURN,
+    "vitality": Notification.Kind.TURN,
+    "conflict": Notification.Kind.CONFLICT,
+    "support": Notification.Kind.SUPPORT,
+    "response": Notification.Kind.RESPONSE,
+}
+
+#: Kinds that ask the recipient to decide something; they are dropped unsent once the decision is made.
+DECISION_KINDS = frozenset(
+    {
+        Notification.Kind.TURN,
+        Notification.Kind.CONFLICT,
+        Notification.Kind.SUPPORT,
+        Notification.Kind.RESPONSE,
+        Notification.Kind.CHOICE,
+        Notification.Kind.REMINDER,
+    }
+)
+
+
+def dedupe_key(user_id: int, game_id: int | None, ref: str, kind: str) -> str:
+    """The outbox's unique key: ``"<user>:<game>:<prompt key or event>:<kind>"``."""
+    return f"{user_id}:{game_id}:{ref}:{kind}"
+
+
+def vacation_pause(
+    away_from: datetime | None, away_until: datetime | None, opened: datetime, deadline: datetime
+) -> timedelta:
+    """How long a clock that runs from ``opened`` to ``deadline`` pauses for an away period (issue 4
+    "vacation"): the part of the away period after ``opened``, if the period starts before the deadline.
+
+    Returns:
+        A non-negative :class:`~datetime.timedelta` (zero without an away period).
+    """
+    if away_from is None or away_until is None or away_until <= opened or away_from >= deadline:
+        return timedelta(0)
+    return away_until - max(away_from, opened)
+
+
+def deadline_for(game: Game, seat: Seat | None, deadline_class: str, opened: datetime) -> datetime:
+    """The deadline of a prompt opened at ``opened``: the game's turn or response clock
+    (``turn_seconds`` / ``response_seconds``), paused for the seat's away period if the game allows
+    vacations."""
+    seconds = game.turn_seconds if deadline_class == "turn" else game.response_seconds
+    deadline = opened + timedelta(seconds=seconds)
+    user = seat.user if seat is not None and seat.user_id is not None else None
+    if user is not None and game.allow_vacation:
+        deadline += vacation_pause(user.away_from, user.away_until, opened, deadline)
+    return deadline
+
+
+def remind_at(opened: datetime, deadline: datetime) -> datetime:
+    """When the reminder is due: after ``REMINDER_FRACTION`` (75 %) of the time to the deadline."""
+    return opened + (deadline - opened) * settings.REMINDER_FRACTION
+
+
+def queue_write(
+    *,
+    game: Game,
+    seats: list[Seat],
+    opened: Iterable[engine.Prompt],
+    actor: int | None,
+    now: datetime,
+    started: bool = False,
+    finished: bool = False,
+    timed_out: tuple[engine.Prompt, bool] | None = None,
+    stand_ins: set[int] = frozenset(),  # type: ignore[assignment]
+) -> int:
+    """Queue the notifications a game write causes (inside the write's transaction) and send them after
+    commit.
+
+    Args:
+        opened: prompts the write opened; each human seat gets one email per prompt, except ``actor`` (the
+            seat whose player just acted on a page: they are looking at the game) and bot-played seats.
+        timed_out: the prompt whose timeout action was applied and whether the seat is now absent.
+        started / finished: the game started or ended with this write (everyone seated is told).
+
+    Returns:
+        How many rows were offered (duplicates by dedupe key are skipped by the database).
+    """
+    users = {s.number: s.user_id for s in seats if s.user_id is not None and not s.is_bot}
+    rows: list[Notification] = []
+
+    def add(seat: int, kind: str, ref: str, data: dict[str, Any], prompt_key: str = "") -> None:
+        user_id = users.get(seat)
+        if user_id is None:
+            return
+        rows.append(
+            Notification(
+                recipient_id=user_id,
+                game=game,
+                seat=seat,
+                kind=kind,
+                prompt_key=prompt_key,
+                dedupe_key=dedupe_key(user_id, game.pk, ref, kind),
+                data={"seq": game.seq, **data},
+                created_at=now,
+                send_after=now,
+            )
+        )
+
+    if started:
+        for seat in users:
+            add(seat, Notification.Kind.STARTED, "start", {})
+    for p in opened:
+        if p.seat == actor or p.seat in stand_ins:
+            continue
+        kind = PROMPT_NOTIFICATION.get(p.kind, Notification.Kind.CHOICE)
+        add(p.seat, kind, p.key, {"prompt_kind": p.kind, "detail": dict(p.detail)}, p.key)
+    if timed_out is not None:
+        prompt, absent = timed_out
+        add(
+            prompt.seat,
+            Notification.Kind.TIMEOUT,
+            prompt.key,
+            {"prompt_kind": prompt.kind, "action": prompt.timeout_action.to_dict(), "absent": absent},
+        )
+    if finished:
+        for seat in users:
+            add(seat, Notification.Kind.FINISHED, "end", {})
+    if rows:
+        Notification.objects.bulk_create(rows, ignore_conflicts=True)
+        transaction.on_commit(partial(enqueue_send, game.pk))
+    return len(rows)
+
+
+def enqueue_send(game_id: int | None) -> None:
+    """Ask a worker to send the game's due notifications (called after commit). If the broker is down the
+    rows stay pending and the minute's outbox sweep sends them; the failure is logged, never raised into
+    the request that caused it."""
+    from games import tasks
+
+    try:
+        tasks.notifications_send.delay(game_id)
+    except Exception:
+        log.warning("could not enqueue notifications of game %s; the outbox sweep will send them", game_id)
+
+
+def reminders_queue(*, now: datetime) -> int:
+    """Queue a reminder for every open prompt past 75 % of its time (``Prompt.remind_at``), once.
+
+    Returns:
+        How many reminders were queued (a second run queues none: ``remind_at`` is cleared).
+    """
+    due = list(
+        Prompt.objects.filter(remind_at__lte=now, game__status=Game.Status.ACTIVE)
+        .select_related("game")
+        .order_by("remind_at")[:500]
+    )
+    if not due:
+        return 0
+    seats = {
+        (s.game_id, s.number): s
+        for s in Seat.objects.filter(game_id__in={p.game_id for p in due}, user__isnull=False)
+    }
+    rows = []
+    for p in due:
+        seat = seats.get((p.game_id, p.seat))
+        if seat is None or seat.user_id is None or seat.missed_deadlines >= settings.ABSENT_AFTER_MISSES:
+            continue
+        rows.append(
+            Notification(
+                recipient_id=seat.user_id,
+                game_id=p.game_id,
+                seat=p.seat,
+                kind=Notification.Kind.REMINDER,
+                prompt_key=p.key,
+                dedupe_key=dedupe_key(seat.user_id, p.game_id, p.key, Notification.Kind.REMINDER),
+                data={"seq": p.game.seq, "prompt_kind": p.kind},
+                created_at=now,
+                send_after=now,
+            )
+        )
+    with transaction.atomic():
+        Notification.objects.bulk_create(rows, ignore_conflicts=True)
+        Prompt.objects.filter(pk__in=[p.pk for p in due]).update(remind_at=None)
+    for game_id in sorted({r.game_id for r in rows if r.game_id is not None}):
+        enqueue_send(game_id)
+    return len(rows)
