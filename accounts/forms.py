@@ -11,6 +11,9 @@ from django.utils.translation import gettext_lazy as _
 
 from .models import User
 
+#: The choices of every notification kind.
+NOTIFY_CHOICES = [("immediate", _("Immediately")), ("digest", _("In a daily digest")), ("off", _("Off"))]
+
 
 class SignupForm(AllauthSignupForm):  # type: ignore[misc]
     """allauth's sign-up form plus a display name (allauth docs "Forms")."""
@@ -31,3 +34,71 @@ class ProfileForm(forms.ModelForm[User]):
     class Meta:
         model = User
         fields = ("display_name", "language", "time_zone")
+
+
+class NotificationForm(forms.Form):
+    """Notification settings (issue 4): per kind immediately / in a daily digest / off; quiet hours in the
+    user's time zone (non-urgent mail waits until they end); an away period (clocks pause in games that
+    allow vacations, and mail waits unless a deadline falls before the return)."""
+
+    quiet_start = forms.TimeField(
+        label=_("Quiet hours from"), required=False, widget=forms.TimeInput(attrs={"type": "time"})
+    )
+    quiet_end = forms.TimeField(
+        label=_("Quiet hours until"), required=False, widget=forms.TimeInput(attrs={"type": "time"})
+    )
+    away_from = forms.DateTimeField(
+        label=_("Away from"), required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
+    )
+    away_until = forms.DateTimeField(
+        label=_("Away until"), required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
+    )
+
+    def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
+        from games.models import Notification
+
+        initial = {
+            "quiet_start": user.quiet_start,
+            "quiet_end": user.quiet_end,
+            "away_from": user.away_from,
+            "away_until": user.away_until,
+        }
+        kwargs["initial"] = {**initial, **kwargs.get("initial", {})}
+        super().__init__(*args, **kwargs)
+        self.user = user
+        self.kind_fields: list[str] = []
+        for kind in Notification.Kind:
+            if kind == Notification.Kind.DIGEST:
+                continue
+            name = f"notify_{kind.value}"
+            self.fields[name] = forms.ChoiceField(
+                label=kind.label, choices=NOTIFY_CHOICES, initial=user.notify_mode(kind.value)
+            )
+            self.kind_fields.append(name)
+
+    @property
+    def kinds(self) -> list[forms.BoundField]:
+        """The bound per-kind fields, in the order of ``Notification.Kind``."""
+        return [self[name] for name in self.kind_fields]
+
+    def clean(self) -> dict[str, Any]:
+        """Quiet hours need both ends; an away period needs both ends in order."""
+        data = super().clean() or {}
+        if bool(data.get("quiet_start")) != bool(data.get("quiet_end")):
+            raise forms.ValidationError(_("Give both ends of your quiet hours, or neither."))
+        start, end = data.get("away_from"), data.get("away_until")
+        if bool(start) != bool(end):
+            raise forms.ValidationError(_("Give both ends of your away period, or neither."))
+        if start and end and end <= start:
+            raise forms.ValidationError(_("The away period must end after it starts."))
+        return data
+
+    def save(self) -> User:
+        """Store the settings on the user and return it."""
+        data = self.cleaned_data
+        user = self.user
+        user.notify = {name.removeprefix("notify_"): data[name] for name in self.kind_fields}
+        user.quiet_start, user.quiet_end = data.get("quiet_start"), data.get("quiet_end")
+        user.away_from, user.away_until = data.get("away_from"), data.get("away_until")
+        user.save(update_fields=["notify", "quiet_start", "quiet_end", "away_from", "away_until"])
+        return user

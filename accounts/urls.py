@@ -8,4 +8,5 @@ app_name = "accounts"
 urlpatterns = [
     path("profile/", views.profile, name="profile"),
     path("profile/token/", views.token_create, name="token_create"),
+    path("profile/notifications/", views.notifications, name="notifications"),
 ]

@@ -6,12 +6,13 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
-from .forms import ProfileForm
+from .forms import NotificationForm, ProfileForm
 from .models import ApiToken, User
 
 
@@ -28,7 +29,37 @@ def profile(request: HttpRequest) -> HttpResponse:
         response = redirect("accounts:profile")
         response.set_cookie("django_language", user.language, samesite="Lax")
         return response
-    return render(request, "accounts/profile.html", {"form": form, "tokens": user.api_tokens.all()})
+    return render(request, "accounts/profile.html", _context(user, form))
+
+
+def _context(user: User, form: ProfileForm, **extra: object) -> dict[str, object]:
+    return {
+        "form": form,
+        "tokens": user.api_tokens.all(),
+        "notify_form": extra.pop("notify_form", None) or NotificationForm(user=user),
+        **extra,
+    }
+
+
+@login_required
+@require_POST
+def notifications(request: HttpRequest) -> HttpResponse:
+    """Save the notification settings; a changed away period re-times the clocks of open decisions in
+    games that allow vacations (:func:`games.services.vacation_apply`). Invalid input: 400, nothing saved."""
+    from games import services
+
+    user = request.user
+    assert isinstance(user, User)
+    notify_form = NotificationForm(request.POST, user=user)
+    if not notify_form.is_valid():
+        context = _context(user, ProfileForm(instance=user), notify_form=notify_form)
+        return render(request, "accounts/profile.html", context, status=400)
+    away = (user.away_from, user.away_until)
+    notify_form.save()
+    if (user.away_from, user.away_until) != away:
+        services.vacation_apply(user=user)
+    messages.success(request, _("Notification settings saved."))
+    return redirect(reverse("accounts:profile") + "#notifications")
 
 
 @login_required
@@ -38,9 +69,8 @@ def token_create(request: HttpRequest) -> HttpResponse:
     user = request.user
     assert isinstance(user, User)
     token = ApiToken.issue(user)
-    form = ProfileForm(instance=user)
     return render(
-        request, "accounts/profile.html", {"form": form, "tokens": user.api_tokens.all(), "new_token": token}
+        request, "accounts/profile.html", _context(user, ProfileForm(instance=user), new_token=token)
     )
 
 

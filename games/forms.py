@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from games import engine
-from games.models import TIME_CONTROLS
+from games.models import TIME_CONTROLS, StandingOrder
 
 TIME_CONTROL_CHOICES = [(key, gettext_lazy(label)) for key, (label, _t, _r) in TIME_CONTROLS.items()] + [
     ("custom", gettext_lazy("Custom: choose the hours below"))
@@ -82,6 +82,9 @@ class GameCreateForm(forms.Form):
     )
     private = forms.BooleanField(
         label=gettext_lazy("Private — only people with the invite link can join"), required=False
+    )
+    allow_vacation = forms.BooleanField(
+        label=gettext_lazy("Allow vacations — an away player's clocks pause"), required=False, initial=True
     )
 
     def clean(self) -> dict[str, Any]:
@@ -209,3 +212,35 @@ def action_payload(post: QueryDict) -> tuple[dict[str, Any], int, str | None]:
         if post.get("card"):
             payload["card"] = str(post.get("card")).strip()
     return payload, expected_seq, prompt_key
+
+
+class StandingOrderForm(forms.Form):
+    """A new standing order for response windows (architecture "Response windows"): for all games or one
+    game; ``artefact`` is required for the rules that name one."""
+
+    game = forms.TypedChoiceField(
+        label=gettext_lazy("Applies to"), coerce=int, empty_value=None, required=False
+    )
+    rule = forms.ChoiceField(label=gettext_lazy("Order"), choices=StandingOrder.Rule.choices)
+    artefact = forms.ChoiceField(label=gettext_lazy("Artefact"), required=False)
+
+    def __init__(self, *args: Any, games: list[tuple[int, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        game_field = self.fields["game"]
+        assert isinstance(game_field, forms.ChoiceField)
+        game_field.choices = [("", _("All my games")), *games]
+        artefacts = [(a.id, a.name) for a in engine.load_content("default").artefacts.values()]
+        abbey = engine.load_content("abbey").artefacts.values()
+        artefacts += [(a.id, a.name) for a in abbey if a.id not in {x for x, _n in artefacts}]
+        art_field = self.fields["artefact"]
+        assert isinstance(art_field, forms.ChoiceField)
+        art_field.choices = [("", "—"), *sorted(artefacts, key=lambda x: x[1])]
+
+    def clean(self) -> dict[str, Any]:
+        """``pass_unless`` and ``fracture`` name an artefact; ``pass`` does not."""
+        data = super().clean() or {}
+        if data.get("rule") in ("pass_unless", "fracture") and not data.get("artefact"):
+            self.add_error("artefact", _("Choose the artefact this order is about."))
+        if data.get("rule") == "pass":
+            data["artefact"] = ""
+        return data

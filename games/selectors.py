@@ -130,6 +130,8 @@ class MyGames:
     others_turn: list[Game]
     open_lobbies: list[Game]
     finished: list[Game]
+    #: game id -> (names of the players the game waits for, their soonest deadline)
+    others_due: dict[int, tuple[list[str], datetime]] = field(default_factory=dict)
 
 
 def my_games(user: User) -> MyGames:
@@ -144,10 +146,15 @@ def my_games(user: User) -> MyGames:
     games = list(mine[:200])
     my_seat = {g.pk: next(s.number for s in g.seats.all() if s.user_id == user.pk) for g in games}
     due: dict[int, datetime] = {}
+    others_due: dict[int, tuple[list[str], datetime]] = {}
+    names = {g.pk: {s.number: s.name for s in g.seats.all()} for g in games}
     for p in Prompt.objects.filter(game__in=[g for g in games if g.status == Game.Status.ACTIVE]):
         if my_seat.get(p.game_id) == p.seat:
             current = due.get(p.game_id)
             due[p.game_id] = p.deadline_at if current is None else min(current, p.deadline_at)
+        else:
+            who, when = others_due.get(p.game_id, ([], p.deadline_at))
+            others_due[p.game_id] = ([*who, names[p.game_id].get(p.seat, "?")], min(when, p.deadline_at))
     waiting = sorted(
         ((g, due.get(g.pk)) for g in games if g.pk in due),
         key=lambda item: item[1] or datetime.max.astimezone(),
@@ -163,4 +170,4 @@ def my_games(user: User) -> MyGames:
     )
     lobbies += list(public)
     finished = [g for g in games if g.status == Game.Status.FINISHED]
-    return MyGames(waiting, others, lobbies, finished)
+    return MyGames(waiting, others, lobbies, finished, others_due)

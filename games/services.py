@@ -143,12 +143,14 @@ def game_create(
     response_seconds: int | None = None,
     private: bool = False,
     content: str = "default",
+    allow_vacation: bool = True,
 ) -> Game:
     """Open a lobby; the creator takes the first seat.
 
     Args:
         options: engine options (``games.engine.OPTION_DEFAULTS``); validated by the engine.
         time_control: a key of :data:`TIME_CONTROLS` or ``"custom"`` (then both second counts are needed).
+        allow_vacation: whether a player's away period pauses their clocks in this game.
 
     Raises:
         BadPayload: options, player count, content or time control the rules do not allow.
@@ -176,6 +178,7 @@ def game_create(
             turn_seconds=turn,
             response_seconds=response,
             private=private,
+            allow_vacation=allow_vacation,
         )
         Seat.objects.create(game=game, number=0, user=user)
     return game
@@ -741,3 +744,31 @@ def game_verify(*, game_id: int) -> tuple[bool, str]:
     if engine.state_hash(state) != game.state_hash or engine.to_dict(state) != game.state:
         return False, "the stored state differs from the replayed state"
     return True, f"ok: {game.seq} actions replayed, hash {game.state_hash[:12]}"
+
+
+def standing_order_add(
+    *, user: User, rule: str, artefact: str = "", game_id: int | None = None
+) -> StandingOrder:
+    """Store a standing order for response windows (for one game the user is seated in, or all games).
+    It applies from the next window that opens.
+
+    Raises:
+        BadPayload: unknown rule, or a rule that names an artefact without one. Forbidden: no seat in
+        ``game_id``.
+    """
+    if rule not in StandingOrder.Rule.values:
+        raise BadPayload("unknown standing order")
+    if rule != StandingOrder.Rule.PASS and not artefact:
+        raise BadPayload("this order names an artefact")
+    if game_id is not None and not Seat.objects.filter(game_id=game_id, user=user).exists():
+        raise Forbidden("you have no seat in this game")
+    return StandingOrder.objects.create(
+        user=user, game_id=game_id, rule=rule, artefact="" if rule == StandingOrder.Rule.PASS else artefact
+    )
+
+
+def standing_order_delete(*, user: User, order_id: int) -> None:
+    """Delete one of the user's standing orders. Raises NotFound when it is not theirs."""
+    deleted, _rows = StandingOrder.objects.filter(pk=order_id, user=user).delete()
+    if not deleted:
+        raise NotFound("no such standing order")

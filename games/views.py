@@ -27,7 +27,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from accounts.models import User
 
 from . import notifications, services
-from .forms import GameCreateForm, PayloadError, action_payload
+from .forms import GameCreateForm, PayloadError, StandingOrderForm, action_payload
 from .messages import illegal_message
 from .models import Game
 from .presenters import page_model
@@ -80,6 +80,7 @@ def game_new(request: HttpRequest) -> HttpResponse:
                 turn_seconds=turn,
                 response_seconds=response,
                 private=form.cleaned_data["private"],
+                allow_vacation=form.cleaned_data["allow_vacation"],
             )
         except services.ServiceError as exc:
             form.add_error(None, exc.message)
@@ -445,3 +446,49 @@ def email_link(request: HttpRequest, token: str) -> HttpResponse:
             return render(request, "games/email_link.html", {"error": reason, **context}, status=exc.status)
         return render(request, "games/email_link.html", {"done": True, **context})
     return render(request, "games/email_link.html", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def orders(request: HttpRequest) -> HttpResponse:
+    """Standing orders for response windows: the list, and a form to add one (POST). ``?game=ID``
+    preselects a game. Invalid input re-renders the form with the reason (400)."""
+    user = _user(request)
+    my = [
+        (g.pk, g.title)
+        for g in Game.objects.filter(seats__user=user)
+        .exclude(status=Game.Status.FINISHED)
+        .order_by("-updated_at")
+    ]
+    initial = {"game": request.GET.get("game", "")}
+    form = StandingOrderForm(request.POST or None, games=my, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.standing_order_add(
+                user=user,
+                rule=form.cleaned_data["rule"],
+                artefact=form.cleaned_data["artefact"],
+                game_id=form.cleaned_data["game"],
+            )
+        except services.ServiceError as exc:
+            form.add_error(None, exc.message)
+        else:
+            messages.success(request, _("Standing order saved. It answers the next response windows."))
+            return redirect("games:orders")
+    status = 400 if request.method == "POST" else 200
+    rows = user.standing_orders.select_related("game")
+    names = {a: n for a, n in form.fields["artefact"].choices if a}  # type: ignore[attr-defined]
+    listed = [(o, names.get(o.artefact, o.artefact)) for o in rows]
+    return render(request, "games/orders.html", {"form": form, "orders": listed}, status=status)
+
+
+@login_required
+@require_POST
+def order_delete(request: HttpRequest, order_id: int) -> HttpResponse:
+    """Delete one of my standing orders (404 if it is not mine)."""
+    try:
+        services.standing_order_delete(user=_user(request), order_id=order_id)
+    except services.NotFound as exc:
+        raise Http404(exc.message) from exc
+    messages.success(request, _("Standing order deleted."))
+    return redirect("games:orders")
