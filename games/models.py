@@ -45,6 +45,8 @@ class Game(models.Model):
     turn_seconds = models.PositiveIntegerField(default=86_400)
     response_seconds = models.PositiveIntegerField(default=14_400)
     private = models.BooleanField(_("private"), default=False)
+    #: Imported from a game record (docs/game-record.md): a replay only, never rated.
+    imported = models.BooleanField(default=False)
     allow_vacation = models.BooleanField(_("allow vacations (away players' clocks pause)"), default=True)
     invite_token = models.CharField(max_length=32, unique=True, default=_invite_token)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.LOBBY, db_index=True)
@@ -75,6 +77,8 @@ class Seat(models.Model):
     missed_deadlines = models.PositiveSmallIntegerField(default=0)
     final_rank = models.PositiveSmallIntegerField(null=True, blank=True)
     final_vp = models.PositiveSmallIntegerField(null=True, blank=True)
+    #: The name of a seat in an imported game record (no user).
+    guest_name = models.CharField(max_length=40, blank=True)
 
     class Meta:
         ordering = ("number",)
@@ -93,6 +97,8 @@ class Seat(models.Model):
         """Public name: the user's display name, or "Bot N"."""
         if self.user is not None:
             return str(self.user)
+        if self.guest_name:
+            return self.guest_name
         return f"Bot {self.number + 1}"
 
 
@@ -231,3 +237,60 @@ class StandingOrder(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rule} {self.artefact}".strip()
+
+
+#: Rating pools: every rated game counts in "all" and in the pool of its player count ("2" … "6").
+RATING_POOLS = ("all", "2", "3", "4", "5", "6")
+
+
+class Rating(models.Model):
+    """A player's current OpenSkill (Plackett–Luce) rating in one pool (issue 5): ``mu`` and ``sigma`` in
+    OpenSkill's units (a new player has 25 and 25/3); shown as the conservative ``mu - 3 sigma``,
+    "provisional" until ``PROVISIONAL_GAMES`` rated games."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings")
+    pool = models.CharField(max_length=4, default="all")
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    conservative = models.FloatField(db_index=True)
+    games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=("user", "pool"), name="rating_unique_pool")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.pool}: {self.conservative:.1f}"
+
+    @property
+    def provisional(self) -> bool:
+        """Fewer than ``PROVISIONAL_GAMES`` rated games in this pool."""
+        return self.games < settings.PROVISIONAL_GAMES
+
+
+class RatingChange(models.Model):
+    """One rated game's effect on one player's rating in one pool (the rating history). Unique per game,
+    user and pool, so a game is rated exactly once."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rating_changes")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    pool = models.CharField(max_length=4)
+    rank = models.PositiveSmallIntegerField()
+    mu_before = models.FloatField()
+    sigma_before = models.FloatField()
+    mu_after = models.FloatField()
+    sigma_after = models.FloatField()
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ("created_at", "pk")
+        constraints = [models.UniqueConstraint(fields=("game", "user", "pool"), name="rating_change_unique")]
+
+    def __str__(self) -> str:
+        return f"game {self.game_id} user {self.user_id} {self.pool}"
+
+    @property
+    def conservative_after(self) -> float:
+        """``mu - 3 sigma`` after the game."""
+        return self.mu_after - 3 * self.sigma_after

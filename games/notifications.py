@@ -232,7 +232,9 @@ def content_for(n: Notification, user: User, now: datetime, prompt: Prompt | Non
             c.links.append((_("I'm back — take my seat again"), _link_url(n, "back")))
     elif kind == Notification.Kind.STARTED:
         me = view["players"][gv.seat] if gv.seat is not None else None
-        order = ", ".join(names[p["seat"]] for p in view.get("players", []))
+        first = int(view.get("active", 0))
+        count = len(view.get("players", []))
+        order = ", ".join(names.get((first + k) % count, "?") for k in range(count))
         c = EmailContent(
             _("“%(title)s” has started") % {"title": title},
             _("“%(title)s” has started.") % {"title": title},
@@ -278,7 +280,7 @@ def _decision(
         Notification.Kind.CHOICE: _("A choice is yours in “%(title)s”"),
     }
     subject = subjects.get(kind, subjects[Notification.Kind.CHOICE]) % {"title": title}
-    c = EmailContent(subject, subject + ".")
+    c = EmailContent(subject, subject if subject.endswith(("?", "!", ".")) else subject + ".")
     if kind == Notification.Kind.TURN:
         c.headline = _("It is your turn in “%(title)s” (turn %(turn)s).") % {
             "title": title,
@@ -498,7 +500,9 @@ def outbox_flush(*, game_id: int | None = None, now: datetime | None = None, lim
 
 def digests_send(*, now: datetime | None = None) -> int:
     """Send each user's daily digest once per local day, after ``DIGEST_HOUR`` in their time zone: every
-    notification they chose to receive as a digest that still makes sense (decisions not yet made).
+    notification they chose to receive as a digest that still makes sense (decisions not yet made). A user
+    who turned the digest itself off (its ``List-Unsubscribe`` link) gets none: the waiting items are
+    skipped (reason ``off``).
 
     Returns:
         How many digests were sent (a second run the same day sends none).
@@ -527,7 +531,9 @@ def digests_send(*, now: datetime | None = None) -> int:
                 )
                 keep = []
                 for item in items:
-                    if item.kind in DECISION_KINDS and _open_prompt(item) is None:
+                    if user.notify_mode(Notification.Kind.DIGEST) == "off":
+                        _skip(item, "off")  # the digest's own List-Unsubscribe turned digests off
+                    elif item.kind in DECISION_KINDS and _open_prompt(item) is None:
                         _skip(item, "decided")
                     else:
                         keep.append(item)
@@ -571,7 +577,11 @@ def link_act(token: str) -> tuple[Game, str]:
 
     with transaction.atomic():
         n, action = link_load(token)
-        n = Notification.objects.select_for_update().select_related("game", "recipient").get(pk=n.pk)
+        n = (
+            Notification.objects.select_for_update(of=("self",))
+            .select_related("game", "recipient")
+            .get(pk=n.pk)
+        )
         if n.link_used_at is not None:
             raise LinkError("used")
         assert n.game is not None

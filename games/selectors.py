@@ -11,13 +11,22 @@ from datetime import datetime
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 from django.utils.translation import get_language
 
 from accounts.models import User
 from games import engine
 from games.log import describe
-from games.models import ActionRecord, Game, Prompt, Seat
+from games.models import (
+    RATING_POOLS,
+    ActionRecord,
+    Game,
+    Prompt,
+    Rating,
+    RatingChange,
+    Seat,
+    Snapshot,
+)
 from games.services import game_state
 
 LOG_LENGTH = 40
@@ -94,16 +103,21 @@ def game_view(game: Game, user: User | Any, *, with_log: bool = True) -> GameVie
     return result
 
 
-def _log(game: Game, seat: int | None, names: dict[int, str], view: dict[str, Any]) -> list[dict[str, Any]]:
-    """The newest :data:`LOG_LENGTH` records, redacted for ``seat`` and put in words. Cached per game, seq,
-    seat and language: it only changes when the game moves on."""
-    key = f"log:{game.pk}:{game.seq}:{seat}:{get_language()}"
+def _log(
+    game: Game, seat: int | None, names: dict[int, str], view: dict[str, Any], upto: int | None = None
+) -> list[dict[str, Any]]:
+    """The newest :data:`LOG_LENGTH` records (up to ``upto``, default all), redacted for ``seat`` and put in
+    words. Cached per game, seq, seat and language: it only changes when the game moves on."""
+    upto = game.seq if upto is None else upto
+    key = f"log:{game.pk}:{upto}:{seat}:{get_language()}"
     cached: list[dict[str, Any]] | None = cache.get(key)
     if cached is not None:
         return cached
     places = {t["id"]: t["name"] for t in view["map"] if "name" in t}
     records = (
-        ActionRecord.objects.filter(game=game).order_by("-seq").only("seq", "seat", "events", "created_at")
+        ActionRecord.objects.filter(game=game, seq__lte=upto)
+        .order_by("-seq")
+        .only("seq", "seat", "events", "created_at")
     )
     log = []
     for record in records[:LOG_LENGTH]:
@@ -171,3 +185,177 @@ def my_games(user: User) -> MyGames:
     lobbies += list(public)
     finished = [g for g in games if g.status == Game.Status.FINISHED]
     return MyGames(waiting, others, lobbies, finished, others_due)
+
+
+# --------------------------------------------------------------------------------------------------------
+# History: replays, records, ratings, profiles, the archive (issue 5)
+# --------------------------------------------------------------------------------------------------------
+
+
+def state_at(game: Game, step: int) -> engine.GameState:
+    """The state after the first ``step`` actions of a started game (0 = the setup), rebuilt from the
+    nearest snapshot at or before ``step`` and the records after it.
+
+    Raises:
+        ValueError: ``step`` outside ``0..game.seq``.
+    """
+    if not 0 <= step <= game.seq or game.setup is None:
+        raise ValueError("no such step")
+    key = f"state-at:{game.pk}:{game.state_hash}:{step}"
+    cached: engine.GameState | None = cache.get(key)
+    if cached is not None:
+        return cached
+    snap = Snapshot.objects.filter(game=game, seq__lte=step).order_by("-seq").first()
+    if snap is not None:
+        state, start = engine.from_dict(snap.state), snap.seq
+    else:
+        state, start = engine.new_game(game.setup), 0
+    records = ActionRecord.objects.filter(game=game, seq__gt=start, seq__lte=step).order_by("seq")
+    for record in records.only("seat", "payload"):
+        seat = record.seat if record.seat is not None else state.active
+        state = engine.apply(state, seat, engine.parse_action(record.payload)).state
+    cache.set(key, state, 900)
+    return state
+
+
+def replay_view(game: Game, user: User | Any, step: int) -> GameView:
+    """The :class:`GameView` of a finished game after ``step`` actions, as a spectator saw it; a player of
+    the game sees their own hand of that moment (the game is over, so nothing of theirs is secret from
+    them any more). Nothing is offered to decide.
+
+    Raises:
+        ValueError: the game is not finished, or ``step`` is outside ``0..game.seq``.
+    """
+    if game.status != Game.Status.FINISHED:
+        raise ValueError("only finished games can be replayed")
+    seats = list(game.seats.all())
+    seat = seat_of(game, user)
+    state = state_at(game, step)
+    view = engine.view_for(state, seat)
+    names = {s.number: s.name for s in seats}
+    result = GameView(game=game, seats=seats, seat=seat, view=view)
+    result.log = _log(game, seat, names, view, upto=step)
+    return result
+
+
+def game_record(game: Game) -> dict[str, Any]:
+    """A started game as a game record (``docs/game-record.md``): setup, every action with its seat and
+    source, plus the players' names and the result."""
+    assert game.setup is not None
+    actions = [
+        {"seat": seat, "action": payload, "source": source}
+        for seat, payload, source in game.actions.order_by("seq").values_list("seat", "payload", "source")
+    ]
+    return {
+        "format": engine.RECORD_FORMAT,
+        "title": game.title,
+        "players": [s.name for s in game.seats.all()],
+        "winners": list(game.winners),
+        "setup": game.setup,
+        "actions": actions,
+    }
+
+
+@dataclass
+class LeaderRow:
+    """One leaderboard line: place, user, conservative rating, games, wins, provisional."""
+
+    place: int
+    user: User
+    rating: float
+    games: int
+    wins: int
+    provisional: bool
+
+
+def leaderboard(pool: str = "all", limit: int = 100) -> list[LeaderRow]:
+    """Players by conservative rating (``mu - 3 sigma``) in ``pool``; established players (not
+    provisional) first, then provisional ones, each by rating; ties share a place."""
+    rows = list(
+        Rating.objects.filter(pool=pool, games__gt=0).select_related("user").order_by("-conservative", "pk")
+    )
+    rows.sort(key=lambda r: (r.provisional, -r.conservative))
+    out: list[LeaderRow] = []
+    for i, r in enumerate(rows[:limit]):
+        same = out and out[-1].rating == round(r.conservative, 1) and out[-1].provisional == r.provisional
+        place = out[-1].place if same else i + 1
+        out.append(LeaderRow(place, r.user, round(r.conservative, 1), r.games, r.wins, r.provisional))
+    return out
+
+
+@dataclass
+class PlayerProfile:
+    """A player's public profile: ratings per pool, rating history (``(date, conservative)``), games
+    played and won, current games the viewer may see, and reliability (share of deadlines met)."""
+
+    user: User
+    ratings: list[Rating]
+    history: list[tuple[datetime, float]]
+    played: int
+    won: int
+    current: list[Game]
+    finished: list[Game]
+    decisions: int
+    missed: int
+
+    @property
+    def reliability(self) -> float | None:
+        """Decisions made in time / all decisions (``None`` before the first one)."""
+        total = self.decisions + self.missed
+        return None if total == 0 else self.decisions / total
+
+
+def player_profile(user: User, viewer: User | Any) -> PlayerProfile:
+    """Build :class:`PlayerProfile`. Private games appear only to a viewer seated in them."""
+    ratings = sorted(Rating.objects.filter(user=user), key=lambda r: RATING_POOLS.index(r.pool))
+    history = [
+        (c.created_at, c.conservative_after)
+        for c in RatingChange.objects.filter(user=user, pool="all").order_by("created_at", "pk")
+    ]
+    seats = Seat.objects.filter(user=user).select_related("game")
+    visible = Q(game__private=False)
+    if getattr(viewer, "is_authenticated", False):
+        visible |= Q(game__seats__user=viewer)
+    games = [s.game for s in seats.filter(visible).distinct().order_by("-game__updated_at")[:200]]
+    finished_seats = Seat.objects.filter(user=user, game__status=Game.Status.FINISHED)
+    mine = Seat.objects.filter(user=user, game_id=OuterRef("game_id"), number=OuterRef("seat"))
+    counts = ActionRecord.objects.filter(Exists(mine)).aggregate(
+        met=Count("pk", filter=Q(source__in=["web", "email", "api", "standing"])),
+        missed=Count("pk", filter=Q(source="timeout")),
+    )
+    return PlayerProfile(
+        user=user,
+        ratings=ratings,
+        history=history,
+        played=finished_seats.count(),
+        won=finished_seats.filter(final_rank=1).count(),
+        current=[g for g in games if g.status == Game.Status.ACTIVE],
+        finished=[g for g in games if g.status == Game.Status.FINISHED][:20],
+        decisions=counts["met"] or 0,
+        missed=counts["missed"] or 0,
+    )
+
+
+def archive(
+    *, viewer: User | Any, players: int | None = None, player: str = "", option: str = "", rated: bool = False
+) -> QuerySet[Game]:
+    """Finished games, newest first, filtered by player count, a player's name or email prefix, an
+    optional rule, or rated only; private games only for their players."""
+    games = Game.objects.filter(status=Game.Status.FINISHED)
+    visible = Q(private=False)
+    if getattr(viewer, "is_authenticated", False):
+        visible |= Q(seats__user=viewer)
+    games = games.filter(visible)
+    if players:
+        games = games.filter(players=players)
+    if player:
+        games = games.filter(
+            Q(seats__user__display_name__icontains=player) | Q(seats__user__email__istartswith=player)
+        )
+    if option in ("castle_siege", "cut_throat", "skirmish", "mayhem"):
+        games = games.filter(**{f"options__{option}": True})
+    elif option == "allegiance":
+        games = games.exclude(options__allegiance=None).filter(options__has_key="allegiance")
+    if rated:
+        games = games.filter(rating_changes__isnull=False)
+    return games.distinct().order_by("-finished_at", "-pk").prefetch_related("seats__user")

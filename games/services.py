@@ -23,6 +23,7 @@ from games import engine
 from games.engine.rng import Rng
 from games.models import TIME_CONTROLS, ActionRecord, Game, Prompt, Seat, Snapshot, StandingOrder
 from games.outbox import deadline_for, queue_write, remind_at
+from games.ratings import rate_game
 from games.standing import standing_answer
 
 from .bots import bot_action
@@ -650,6 +651,7 @@ def _store(
             seat.final_vp = vp[seat.number]
             seat.final_rank = 1 + sum(1 for other in place.values() if other < place[seat.number])
         Seat.objects.bulk_update(seats, ["final_vp", "final_rank"])
+        rate_game(game, seats, state, now)  # same transaction, exactly once (issue 5)
     game.save(update_fields=_WRITTEN_FIELDS)
     _remember(game, state)
     opened = _sync_prompts(game, state, now, previous, seats)
@@ -772,3 +774,72 @@ def standing_order_delete(*, user: User, order_id: int) -> None:
     deleted, _rows = StandingOrder.objects.filter(pk=order_id, user=user).delete()
     if not deleted:
         raise NotFound("no such standing order")
+
+
+#: Limits of an imported game record (bytes of JSON are checked by the view).
+IMPORT_MAX_ACTIONS = 20_000
+
+
+def game_import(*, user: User, record: Any) -> Game:
+    """Store a finished game record (``docs/game-record.md``) as an imported, unrated game that can be
+    replayed like any finished game. Seats take the record's ``players`` names (else "Player N").
+
+    Raises:
+        BadPayload (400): not a record, an unknown setup, an action that does not apply (the message names
+        its index), too many actions, or a game that is not finished.
+    """
+    if not isinstance(record, dict) or not isinstance(record.get("setup"), dict):
+        raise BadPayload("not a game record: it needs a setup and actions")
+    actions = record.get("actions")
+    if not isinstance(actions, list) or len(actions) > IMPORT_MAX_ACTIONS:
+        raise BadPayload(f"a record needs a list of at most {IMPORT_MAX_ACTIONS} actions")
+    try:
+        setup = engine.normalize_setup(record["setup"])
+        state = engine.new_game(setup)
+    except (engine.ContentError, KeyError, TypeError, ValueError) as exc:
+        raise BadPayload(f"the setup is not valid: {exc}") from exc
+    raw_names = record.get("players")
+    names: list[Any] = raw_names if isinstance(raw_names, list) else []
+    raw_title = record.get("title")
+    title = raw_title if isinstance(raw_title, str) else ""
+    sources = set(ActionRecord.Source.values)
+    with transaction.atomic():
+        game = Game.objects.create(
+            title=(title.strip() or "Imported game")[:80],
+            created_by=user,
+            players=state.num_players,
+            options=dict(setup["options"]),
+            content=setup["content"][:20] if isinstance(setup.get("content"), str) else "custom",
+            time_control="relaxed",
+            imported=True,
+            status=Game.Status.ACTIVE,
+            setup=setup,
+            started_at=timezone.now(),
+        )
+        seats = [
+            Seat.objects.create(
+                game=game,
+                number=n,
+                guest_name=(str(names[n]) if n < len(names) else f"Player {n + 1}")[:40],
+            )
+            for n in range(state.num_players)
+        ]
+        records: list[ActionRecord] = []
+        snapshots: list[tuple[int, engine.GameState]] = []
+        for index, entry in enumerate(actions):
+            try:
+                if not isinstance(entry, dict) or type(entry.get("seat")) is not int:
+                    raise BadPayload("an action needs a seat")
+                action = engine.parse_action(entry.get("action"))
+                t = engine.apply(state, entry["seat"], action)
+            except (engine.IllegalAction, engine.InvalidActionPayload, BadPayload) as exc:
+                raise BadPayload(f"action {index} does not apply: {exc}", index=index) from exc
+            source = entry.get("source") if entry.get("source") in sources else ActionRecord.Source.WEB
+            records.append(_record(game, index + 1, entry["seat"], str(source), action, t))
+            state = t.state
+            if _snapshot_due(index + 1):
+                snapshots.append((index + 1, state))
+        if not state.winners:
+            raise BadPayload("only finished games can be imported (this record has no winner)")
+        _store(game, _Applied(state, records, snapshots), seats)
+    return game

@@ -8,12 +8,14 @@ result) and polls ``/games/<id>/poll/?seq=N`` (204 while nothing changed). Every
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -29,9 +31,20 @@ from accounts.models import User
 from . import notifications, services
 from .forms import GameCreateForm, PayloadError, StandingOrderForm, action_payload
 from .messages import illegal_message
-from .models import Game
-from .presenters import page_model
-from .selectors import GameView, game_get, game_view, seat_of, visible_to
+from .models import RATING_POOLS, Game
+from .presenters import page_model, rating_chart
+from .selectors import (
+    GameView,
+    game_get,
+    game_record,
+    game_view,
+    player_profile,
+    replay_view,
+    seat_of,
+    visible_to,
+)
+from .selectors import archive as select_archive
+from .selectors import leaderboard as select_leaderboard
 from .selectors import my_games as select_my_games
 
 #: The partials of the game page, in page order; each is also served alone at /games/<id>/partial/<name>/.
@@ -492,3 +505,121 @@ def order_delete(request: HttpRequest, order_id: int) -> HttpResponse:
         raise Http404(exc.message) from exc
     messages.success(request, _("Standing order deleted."))
     return redirect("games:orders")
+
+
+# --------------------------------------------------------------------------------------------------------
+# History (issue 5): replays, records, leaderboard, player profiles, the archive
+# --------------------------------------------------------------------------------------------------------
+
+
+@login_required
+@require_safe
+def replay(request: HttpRequest, game_id: int) -> HttpResponse:
+    """Step through a finished game (``?step=N``, 0 = the setup; default the end): board, scores and log as
+    a spectator saw them, plus the viewer's own hand if they played. 404 for a game not finished."""
+    game = _load(request, game_id)
+    if game.status != Game.Status.FINISHED:
+        raise Http404(_("Only finished games can be replayed."))
+    try:
+        step = int(request.GET.get("step", game.seq))
+    except ValueError:
+        step = game.seq
+    step = max(0, min(step, game.seq))
+    gv = replay_view(game, request.user, step)
+    seat = "spectator" if gv.seat is None else gv.seat
+    context = _context(
+        request,
+        gv,
+        panel_key=f"replay.{game.pk}.{step}.{seat}.{get_language()}.{timezone.get_current_timezone_name()}",
+        step=step,
+        steps=game.seq,
+        prev_step=max(step - 1, 0),
+        next_step=min(step + 1, game.seq),
+    )
+    return render(request, "games/replay.html", context)
+
+
+@login_required
+@require_safe
+def record(request: HttpRequest, game_id: int) -> HttpResponse:
+    """Download a finished game as a game record (``docs/game-record.md``). 404 for a game not finished."""
+    game = _load(request, game_id)
+    if game.status != Game.Status.FINISHED:
+        raise Http404(_("Only finished games can be exported."))
+    response = JsonResponse(game_record(Game.objects.get(pk=game.pk)), json_dumps_params={"indent": 1})
+    response["Content-Disposition"] = f'attachment; filename="medieval-mastery-{game.pk}.json"'
+    return response
+
+
+#: Largest game record accepted for import (bytes).
+IMPORT_MAX_BYTES = 4_000_000
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def game_import(request: HttpRequest) -> HttpResponse:
+    """Import a finished game record (file upload or pasted JSON) to replay it. A bad record re-renders the
+    form with the reason (400) and stores nothing."""
+    error = ""
+    if request.method == "POST":
+        upload = request.FILES.get("file")
+        raw = (
+            upload.read(IMPORT_MAX_BYTES + 1) if upload is not None else request.POST.get("text", "").encode()
+        )
+        if not raw.strip():
+            error = _("Choose a record file or paste its JSON.")
+        elif len(raw) > IMPORT_MAX_BYTES:
+            error = _("This record is too large.")
+        else:
+            try:
+                data = json.loads(raw)
+                game = services.game_import(user=_user(request), record=data)
+            except (ValueError, UnicodeDecodeError):
+                error = _("This is not JSON.")
+            except services.ServiceError as exc:
+                error = exc.message
+            else:
+                messages.success(request, _("Record imported. Step through it below."))
+                return redirect(reverse("games:replay", args=[game.pk]) + "?step=0")
+    return render(request, "games/import.html", {"error": error}, status=400 if error else 200)
+
+
+def leaderboard(request: HttpRequest) -> HttpResponse:
+    """Ratings by conservative value (OpenSkill ``mu - 3 sigma``), overall or by player count
+    (``?players=N``)."""
+    pool = request.GET.get("players", "all")
+    if pool not in RATING_POOLS:
+        pool = "all"
+    rows = select_leaderboard(pool)
+    return render(request, "games/leaderboard.html", {"rows": rows, "pool": pool, "pools": RATING_POOLS})
+
+
+def player(request: HttpRequest, user_id: int) -> HttpResponse:
+    """A player's profile: ratings, rating history chart, games played and won, current games,
+    reliability."""
+    who = User.objects.filter(pk=user_id, is_active=True).first()
+    if who is None:
+        raise Http404(_("No such player."))
+    profile = player_profile(who, request.user)
+    return render(request, "games/player.html", {"profile": profile, "chart": rating_chart(profile.history)})
+
+
+def archive(request: HttpRequest) -> HttpResponse:
+    """Finished games with filters (player count, player, optional rule, rated only), 25 per page."""
+    try:
+        players = int(request.GET.get("players", "") or 0) or None
+    except ValueError:
+        players = None
+    filters = {
+        "players": players,
+        "player": request.GET.get("player", "").strip()[:40],
+        "option": request.GET.get("option", ""),
+        "rated": request.GET.get("rated") == "1",
+    }
+    games = select_archive(viewer=request.user, **filters)  # type: ignore[arg-type]
+    page = Paginator(games, 25).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(
+        request, "games/archive.html", {"page": page, "filters": filters, "query": query.urlencode()}
+    )

@@ -58,6 +58,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "accounts.middleware.UserLanguageMiddleware",  # the profile language wins over cookie and browser
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -190,9 +191,13 @@ CACHES = {
 # Celery (docs.celeryq.dev "Configuration"): Redis in production; without REDIS_URL tasks run eagerly
 # in-process (the embedded default), and the development server sweeps deadlines in a thread.
 REDIS_URL = env_str("REDIS_URL", "")
-CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_BROKER_URL = REDIS_URL or "memory://localhost/"
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", not REDIS_URL)
 CELERY_TASK_EAGER_PROPAGATES = True
+# The queue tasks are sent to and a worker consumes by default. Only the integration tests and the email
+# benchmark change it (one queue per run), so that concurrent runs sharing a Redis never take each other's
+# tasks, including those a worker enqueues itself (notifications after a timeout).
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery")
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -217,6 +222,9 @@ REMINDER_FRACTION = 0.75
 DIGEST_HOUR = env_int("DIGEST_HOUR", 8)
 #: Seconds a signed email link stays valid (it also dies with the decision it names, and after one use).
 EMAIL_LINK_MAX_AGE = env_int("EMAIL_LINK_MAX_AGE", 7 * 86_400)
+
+#: A rating is "provisional" until the player has this many rated games in its pool.
+PROVISIONAL_GAMES = 10
 
 #: Seconds between the game page's cheap polls (204 when nothing changed).
 GAME_POLL_SECONDS = env_int("GAME_POLL_SECONDS", 5)

@@ -101,3 +101,22 @@
     }
   });
 })();
+
+// Replays: arrow keys step through the game (Home/End jump to the start/end). The controls are ordinary
+// links, so the page also works without JavaScript; with htmx they swap only the replay panels.
+(function () {
+  "use strict";
+  var KEYS = { ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last" };
+  document.addEventListener("keydown", function (event) {
+    var nav = document.getElementById("replay-nav");
+    if (!nav || event.altKey || event.ctrlKey || event.metaKey) return;
+    var tag = (event.target && event.target.tagName) || "";
+    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+    var which = KEYS[event.key];
+    if (!which) return;
+    var link = nav.querySelector('a[data-step="' + which + '"]');
+    if (!link) return;
+    event.preventDefault();
+    link.click();
+  });
+})();
