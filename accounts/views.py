@@ -1,7 +1,8 @@
-"""Profile page: display name, language, time zone; API token creation."""
+"""Profile page: display name, language, time zone; API token creation; the language switcher."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -11,6 +12,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
+from django.views.i18n import set_language
 
 from .forms import NotificationForm, ProfileForm
 from .models import ApiToken, User
@@ -30,6 +32,19 @@ def profile(request: HttpRequest) -> HttpResponse:
         response.set_cookie("django_language", user.language, samesite="Lax")
         return response
     return render(request, "accounts/profile.html", _context(user, form))
+
+
+@require_POST
+def language(request: HttpRequest) -> HttpResponse:
+    """The language switcher of every page (fields ``language`` and ``next``): Django's ``set_language``
+    (language cookie, redirect back to ``next``), and for a logged-in user the choice is also saved to the
+    profile, which :class:`accounts.middleware.UserLanguageMiddleware` applies on every later request."""
+    code = request.POST.get("language", "")
+    user = request.user
+    if isinstance(user, User) and code in dict(settings.LANGUAGES) and code != user.language:
+        user.language = code
+        user.save(update_fields=["language"])
+    return set_language(request)
 
 
 def _context(user: User, form: ProfileForm, **extra: object) -> dict[str, object]:

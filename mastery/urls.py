@@ -13,6 +13,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),
     path("accounts/", include("accounts.urls")),
+    path("i18n/", include("django.conf.urls.i18n")),  # set_language (accounts:language wraps it)
     path("api/", api.urls),
     path("e/<str:token>/", game_views.email_link, name="email_link"),
     path("unsubscribe/<str:token>/", account_views.unsubscribe, name="unsubscribe"),
