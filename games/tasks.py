@@ -34,3 +34,13 @@ def outbox_sweep() -> int:
     lost task or an unreachable broker left behind) and the daily digests. Returns emails sent."""
     now = timezone.now()
     return notifications.outbox_flush(now=now) + notifications.digests_send(now=now)
+
+
+@shared_task(acks_late=True)  # type: ignore[untyped-decorator]
+def game_rate(game_id: int) -> bool:
+    """Rate a finished game if it has not been rated (games are rated in the transaction that ends them;
+    this re-runnable task is for backfills and repairs). Returns whether ratings changed; a second run
+    changes nothing (issue 5)."""
+    from games import ratings
+
+    return ratings.rate_finished(game_id=game_id)
