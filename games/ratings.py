@@ -73,14 +73,27 @@ def rate_game(game: Game, seats: Sequence[Seat], state: engine.GameState, now: d
     users = sorted(u for team in teams for u in team)
     rank_of = {u: rank for team, rank in zip(teams, ranks, strict=True) for u in team}
     changes = []
+    fresh = MODEL.rating()
     for pool in ("all", str(game.players)):
-        rows = {r.user_id: r for r in Rating.objects.select_for_update().filter(user_id__in=users, pool=pool)}
-        for user_id in users:  # lock order: user id, so two finishing games never deadlock
-            if user_id not in rows:
-                fresh = MODEL.rating()
-                rows[user_id] = Rating.objects.create(
-                    user_id=user_id, pool=pool, mu=fresh.mu, sigma=fresh.sigma, conservative=fresh.ordinal()
-                )
+        # New players' rows first, tolerating a concurrently finishing game that creates the same rows (the
+        # insert waits for that game's transaction, then does nothing); then every row is locked, both in
+        # user-id order, so two finishing games neither fail nor deadlock.
+        existing = set(Rating.objects.filter(user_id__in=users, pool=pool).values_list("user_id", flat=True))
+        missing = [u for u in users if u not in existing]
+        if missing:
+            Rating.objects.bulk_create(
+                [
+                    Rating(user_id=u, pool=pool, mu=fresh.mu, sigma=fresh.sigma, conservative=fresh.ordinal())
+                    for u in missing
+                ],
+                ignore_conflicts=True,
+            )
+        rows = {
+            r.user_id: r
+            for r in Rating.objects.select_for_update()
+            .filter(user_id__in=users, pool=pool)
+            .order_by("user_id")
+        }
         before = [[MODEL.create_rating([rows[u].mu, rows[u].sigma]) for u in team] for team in teams]
         after = MODEL.rate(before, ranks=list(ranks))
         for team, new_team in zip(teams, after, strict=True):

@@ -342,9 +342,9 @@ def archive(
     """Finished games, newest first, filtered by player count, a player's name or email prefix, an
     optional rule, or rated only; private games only for their players."""
     games = Game.objects.filter(status=Game.Status.FINISHED)
-    visible = Q(private=False)
+    visible = Q(private=False, imported=False)
     if getattr(viewer, "is_authenticated", False):
-        visible |= Q(seats__user=viewer)
+        visible |= Q(seats__user=viewer) | Q(imported=True, created_by=viewer)
     games = games.filter(visible)
     if players:
         games = games.filter(players=players)

@@ -8,6 +8,7 @@ the HTTP status a view or the API should answer with; nothing is written when on
 
 from __future__ import annotations
 
+import json
 import secrets
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -646,8 +647,11 @@ def _store(
         game.finished_at = now
         game.winners = list(state.winners)
         vp = engine.victory_points(state)
-        place = {n: (n not in state.winners, -vp[n]) for n in range(state.num_players)}
-        for seat in seats:  # winners first, then by VP; equal VP share a place
+        # Winners share first place (R109: a whole Allegiance team wins), then the rest by VP; equal VP share.
+        place = {
+            n: (n not in state.winners, 0 if n in state.winners else -vp[n]) for n in range(state.num_players)
+        }
+        for seat in seats:
             seat.final_vp = vp[seat.number]
             seat.final_rank = 1 + sum(1 for other in place.values() if other < place[seat.number])
         Seat.objects.bulk_update(seats, ["final_vp", "final_rank"])
@@ -790,6 +794,8 @@ def game_import(*, user: User, record: Any) -> Game:
     """
     if not isinstance(record, dict) or not isinstance(record.get("setup"), dict):
         raise BadPayload("not a game record: it needs a setup and actions")
+    if "\\u0000" in json.dumps(record):
+        raise BadPayload("a record cannot contain NUL characters")
     actions = record.get("actions")
     if not isinstance(actions, list) or len(actions) > IMPORT_MAX_ACTIONS:
         raise BadPayload(f"a record needs a list of at most {IMPORT_MAX_ACTIONS} actions")

@@ -574,7 +574,7 @@ def game_import(request: HttpRequest) -> HttpResponse:
             try:
                 data = json.loads(raw)
                 game = services.game_import(user=_user(request), record=data)
-            except (ValueError, UnicodeDecodeError):
+            except (ValueError, UnicodeDecodeError, RecursionError):
                 error = _("This is not JSON.")
             except services.ServiceError as exc:
                 error = exc.message
