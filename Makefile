@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # Benchmarks run on one core where taskset exists (util-linux).
 PIN_CORE := $(shell command -v taskset >/dev/null 2>&1 && echo taskset -c 0)
 
-.PHONY: setup run test lint typecheck bench soak clean
+.PHONY: setup messages makemessages run test lint typecheck bench bench-email soak clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -16,9 +16,27 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+# Directories with no translatable strings of the site (makemessages also skips dot-directories such as .venv).
+I18N_IGNORE := --ignore=.venv --ignore=var --ignore=node_modules --ignore=tests --ignore=benchmarks \
+	--ignore=tools --ignore=docs --ignore=docker --ignore=static
+
+## Compile the translation catalogues (locale/*/LC_MESSAGES/django.po -> .mo; the .mo files are not in git):
+## Django's compilemessages when GNU gettext's msgfmt is installed, the standard-library tools.i18n otherwise.
+messages: setup
+	@if command -v msgfmt >/dev/null 2>&1; then \
+		$(BIN)/python manage.py compilemessages -v0 $(I18N_IGNORE); \
+	else \
+		$(BIN)/python -m tools.i18n compile >/dev/null; \
+	fi
+
+## After changing user-facing strings: refresh the catalogues (needs GNU gettext), then translate every new
+## entry in locale/{sv,pl,ko}/LC_MESSAGES/django.po (tests/web/test_i18n.py fails until they are complete).
+makemessages: setup
+	$(BIN)/python manage.py makemessages -l sv -l pl -l ko --add-location=file --no-obsolete $(I18N_IGNORE)
+
 ## Quick start, command 1: set everything up and serve the site with a demo login and game in progress
 ## on embedded defaults (SQLite and email to the console and var/mail/) at http://127.0.0.1:8000/.
-run: setup
+run: setup messages
 	$(BIN)/python manage.py migrate --noinput -v0
 	$(BIN)/python manage.py demo
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
@@ -27,7 +45,7 @@ run: setup
 TEST_DATABASE_URL ?= $(shell pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null && echo postgres://$$(whoami)@127.0.0.1:5432/mastery)
 
 ## Quick start, command 2: lint, type-check and run the whole test suite.
-test: setup lint typecheck
+test: setup lint typecheck messages
 	$(BIN)/python manage.py makemigrations --check --dry-run -v0
 	DATABASE_URL=$(TEST_DATABASE_URL) MASTERY_ENV=test $(BIN)/python -m pytest -n 2 -q
 
@@ -42,6 +60,11 @@ typecheck: setup
 ## Benchmarks (not tests): actions/s, legal_actions latency, full games/s, replay time.
 bench: setup
 	$(PIN_CORE) $(BIN)/python -m benchmarks.engine_bench
+
+## Notification email latency (issue 4): action commit -> SMTP sink through Redis and a real Celery worker,
+## and what the outbox adds to a submit. Needs PostgreSQL and Redis; not pinned (worker, database, sink).
+bench-email: setup
+	$(BIN)/python -m benchmarks.email_latency --burst
 
 ## Long random-playout soak.
 soak: setup

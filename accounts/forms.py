@@ -6,7 +6,9 @@ from typing import Any
 
 from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
+from django.conf import settings
 from django.http import HttpRequest
+from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from .models import User
@@ -21,10 +23,14 @@ class SignupForm(AllauthSignupForm):  # type: ignore[misc]
     display_name = forms.CharField(label=_("Display name"), max_length=40, required=False)
 
     def save(self, request: HttpRequest) -> Any:
-        """Create the user and store the display name."""
+        """Create the user and store the display name; the profile language starts as the language the
+        sign-up page was shown in (chosen with the switcher or from the browser's Accept-Language)."""
         user = super().save(request)
         user.display_name = self.cleaned_data.get("display_name", "")
-        user.save(update_fields=["display_name"])
+        language = translation.get_language()
+        if language in dict(settings.LANGUAGES):
+            user.language = language
+        user.save(update_fields=["display_name", "language"])
         return user
 
 

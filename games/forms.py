@@ -9,10 +9,19 @@ from typing import Any
 from django import forms
 from django.http import QueryDict
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from games import engine
+from games.messages import content_message
 from games.models import TIME_CONTROLS, StandingOrder
+
+#: The labels of :data:`games.models.TIME_CONTROLS`, marked here for ``makemessages`` (the model module
+#: keeps them as plain strings; ``tests/web/test_i18n.py`` checks that every label is in this list).
+TIME_CONTROL_LABELS = (
+    gettext_noop("Live-ish: 1 hour per turn, 10-minute responses"),
+    gettext_noop("Daily: 24 hours per turn, 4-hour responses"),
+    gettext_noop("Relaxed: 72 hours per turn, 12-hour responses"),
+)
 
 TIME_CONTROL_CHOICES = [(key, gettext_lazy(label)) for key, (label, _t, _r) in TIME_CONTROLS.items()] + [
     ("custom", gettext_lazy("Custom: choose the hours below"))
@@ -98,7 +107,7 @@ class GameCreateForm(forms.Form):
             try:
                 engine.normalize_setup({"players": data["players"], "seed": 0, "options": self.options()})
             except engine.ContentError as exc:
-                raise forms.ValidationError(str(exc)) from exc
+                raise forms.ValidationError(content_message(str(exc))) from exc
         return data
 
     def options(self) -> dict[str, Any]:

@@ -1,9 +1,13 @@
-"""Plain-English wording of the engine's refusals (architecture §2: human wording lives outside the engine,
-keyed by the stable :class:`games.engine.ErrorCode`).
+"""Translated wording of the engine's and the services' refusals (architecture §2: human wording lives
+outside the engine, keyed by the stable :class:`games.engine.ErrorCode`).
 
 The engine raises ``IllegalAction(code, rule=..., ...)``; the service turns it into
 ``games.services.Illegal`` whose ``params`` carry ``engine_code`` and the engine's parameters. Pages show
 :func:`illegal_message`, which names the rule that stopped the move ("… — R46", ui.md "Errors teach").
+
+The services raise their other errors with a stable English message (the JSON API returns it as is);
+pages show :func:`service_message`, its translation. Setup errors of the engine (``ContentError``) that a
+form can provoke are translated by :func:`content_message`.
 """
 
 from __future__ import annotations
@@ -91,3 +95,75 @@ def illegal_message(params: Mapping[str, Any], fallback: str = "") -> str:
     rule = str(params.get("rule") or default_rule)
     sentence = str(text)
     return f"{sentence} — {rule}" if rule else sentence
+
+
+#: English message of a ``games.services.ServiceError`` -> its translation for pages.
+SERVICE_MESSAGES: dict[str, Promise] = {
+    "the game has not started": gettext_lazy("The game has not started yet."),
+    "unknown time control": gettext_lazy("Choose one of the time controls."),
+    "deadlines must be between one minute and 30 days": gettext_lazy(
+        "Deadlines must be between one minute and 30 days."
+    ),
+    "no such game": gettext_lazy("There is no such game."),
+    "this game has already started": gettext_lazy("This game has already started."),
+    "you already have a seat here": gettext_lazy("You already have a seat at this table."),
+    "this table is full": gettext_lazy("This table is full."),
+    "you cannot leave a game that has started": gettext_lazy("You cannot leave a game that has started."),
+    "the creator cannot leave; cancel the game instead": gettext_lazy(
+        "The creator cannot leave the table; cancel the game instead."
+    ),
+    "you have no seat here": gettext_lazy("You have no seat at this table."),
+    "only the creator can cancel this game": gettext_lazy("Only the creator can cancel this game."),
+    "a started game cannot be cancelled": gettext_lazy("A game that has started cannot be cancelled."),
+    "only the creator can add bots": gettext_lazy("Only the creator can add bots."),
+    "only the creator can start the game": gettext_lazy("Only the creator can start the game."),
+    "every seat must be filled (invite players or add bots)": gettext_lazy(
+        "Every seat must be taken first: invite players or add bots."
+    ),
+    "this game is not in progress": gettext_lazy("This game is not in progress."),
+    "you have no seat in this game": gettext_lazy("You have no seat in this game."),
+    "the game has moved on; reload and try again": gettext_lazy(
+        "The game has moved on. Reload the page and try again."
+    ),
+    "this decision has already been made": gettext_lazy("This decision has already been made."),
+    "unknown standing order": gettext_lazy("There is no such standing order."),
+    "this order names an artefact": gettext_lazy("This order must name an artefact."),
+    "no such standing order": gettext_lazy("There is no such standing order."),
+    "not a game record: it needs a setup and actions": gettext_lazy(
+        "This is not a game record: it needs a setup and actions."
+    ),
+    "an action needs a seat": gettext_lazy("Every action in the record needs a seat."),
+    "a record cannot contain NUL characters": gettext_lazy("A game record cannot contain NUL characters."),
+    "only finished games can be imported (this record has no winner)": gettext_lazy(
+        "Only finished games can be imported (this record has no winner)."
+    ),
+}
+
+#: English message of an engine ``ContentError`` a form can provoke -> its translation.
+CONTENT_MESSAGES: dict[str, Promise] = {
+    "Allegiance needs 4 or 6 players (R105)": gettext_lazy("Allegiance needs 4 or 6 players. — R105"),
+    "teams of three need 6 players (R105)": gettext_lazy("Teams of three need 6 players. — R105"),
+    "Allegiance cannot be combined with Castle Siege (R105, Q28)": gettext_lazy(
+        "Allegiance cannot be combined with Castle Siege. — R105, Q28"
+    ),
+}
+
+
+def content_message(message: str) -> str:
+    """The translation of an engine setup error (``str(ContentError)``), else the engine's own text."""
+    text = CONTENT_MESSAGES.get(message)
+    return str(text) if text is not None else message
+
+
+def service_message(exc: Any) -> str:
+    """The translated sentence for a ``games.services.ServiceError`` shown on a page.
+
+    Illegal moves are worded by :func:`illegal_message`; other errors by :data:`SERVICE_MESSAGES` or
+    :data:`CONTENT_MESSAGES`; an unknown message (e.g. a detailed import error) is shown as raised.
+    """
+    message = str(getattr(exc, "message", exc))
+    params = getattr(exc, "params", None) or {}
+    if params.get("engine_code"):
+        return illegal_message(params, message)
+    text = SERVICE_MESSAGES.get(message)
+    return str(text) if text is not None else content_message(message)

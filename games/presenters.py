@@ -15,10 +15,11 @@ from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from games import engine
+from games.log import artefact_name, place_name
 from games.models import Game
 from games.selectors import GameView
 
@@ -612,8 +613,24 @@ def result_model(gv: GameView) -> dict[str, Any] | None:
     }
 
 
+def _localize_names(view: dict[str, Any]) -> None:
+    """Give tiles and artefacts of a freshly built view their names in the active language (the content's
+    ``name_ko`` in Korean; the other languages keep the printed English names, content.md §5), so the map,
+    the panels and the log (``games.log``) name things alike."""
+    if not (get_language() or "").startswith("ko"):
+        return
+    for tile in view["map"]:
+        if "name" in tile and tile.get("kind") == "territory":
+            tile["name"] = place_name(str(tile["name"]))
+    for player in view["players"]:
+        for art in player["artefacts"]:
+            art["name"] = artefact_name(str(art["id"]))
+
+
 def page_model(gv: GameView, now: datetime) -> dict[str, Any]:
     """Everything the game page and its partials need, built once per request."""
+    if gv.view is not None:
+        _localize_names(gv.view)
     names = gv.names
     tile_texts, art_texts = _content_texts(gv.game)
     view = gv.view

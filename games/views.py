@@ -30,7 +30,7 @@ from accounts.models import User
 
 from . import notifications, services
 from .forms import GameCreateForm, PayloadError, StandingOrderForm, action_payload
-from .messages import illegal_message
+from .messages import illegal_message, service_message
 from .models import RATING_POOLS, Game
 from .presenters import page_model, rating_chart
 from .selectors import (
@@ -96,7 +96,7 @@ def game_new(request: HttpRequest) -> HttpResponse:
                 allow_vacation=form.cleaned_data["allow_vacation"],
             )
         except services.ServiceError as exc:
-            form.add_error(None, exc.message)
+            form.add_error(None, service_message(exc))
         else:
             messages.success(request, _("Your table is open. Invite players or fill the seats with bots."))
             return redirect("games:detail", game_id=game.pk)
@@ -282,7 +282,7 @@ def act(request: HttpRequest, game_id: int) -> HttpResponseBase:
             return redirect("games:detail", game_id=game.pk)
         return _refused(request, game, 422, reason)
     except services.ServiceError as exc:
-        return _refused(request, game_id, exc.status, exc.message)
+        return _refused(request, game_id, exc.status, service_message(exc))
     if not _is_htmx(request):
         return redirect("games:detail", game_id=game.pk)
     fresh = game_get(game.pk)
@@ -323,7 +323,7 @@ def _lobby_action(
     try:
         call()
     except services.ServiceError as exc:
-        messages.error(request, exc.message)
+        messages.error(request, service_message(exc))
         return redirect("games:detail", game_id=game_id)
     messages.success(request, done)
     return redirect("games:my_games") if away else redirect("games:detail", game_id=game_id)
@@ -455,7 +455,7 @@ def email_link(request: HttpRequest, token: str) -> HttpResponse:
             status, text = _LINK_ERRORS[exc.reason]
             return render(request, "games/email_link.html", {"error": text, **context}, status=status)
         except services.ServiceError as exc:
-            reason = illegal_message(exc.params) if isinstance(exc, services.Illegal) else exc.message
+            reason = service_message(exc)
             return render(request, "games/email_link.html", {"error": reason, **context}, status=exc.status)
         return render(request, "games/email_link.html", {"done": True, **context})
     return render(request, "games/email_link.html", context)
@@ -484,7 +484,7 @@ def orders(request: HttpRequest) -> HttpResponse:
                 game_id=form.cleaned_data["game"],
             )
         except services.ServiceError as exc:
-            form.add_error(None, exc.message)
+            form.add_error(None, service_message(exc))
         else:
             messages.success(request, _("Standing order saved. It answers the next response windows."))
             return redirect("games:orders")
@@ -502,7 +502,7 @@ def order_delete(request: HttpRequest, order_id: int) -> HttpResponse:
     try:
         services.standing_order_delete(user=_user(request), order_id=order_id)
     except services.NotFound as exc:
-        raise Http404(exc.message) from exc
+        raise Http404(service_message(exc)) from exc
     messages.success(request, _("Standing order deleted."))
     return redirect("games:orders")
 
@@ -577,7 +577,7 @@ def game_import(request: HttpRequest) -> HttpResponse:
             except (ValueError, UnicodeDecodeError, RecursionError):
                 error = _("This is not JSON.")
             except services.ServiceError as exc:
-                error = exc.message
+                error = service_message(exc)
             else:
                 messages.success(request, _("Record imported. Step through it below."))
                 return redirect(reverse("games:replay", args=[game.pk]) + "?step=0")

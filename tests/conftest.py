@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
 
@@ -11,6 +12,14 @@ import pytest
 def pytest_addoption(parser: pytest.Parser) -> None:
     """Add ``--soak`` (long random-playout run)."""
     parser.addoption("--soak", action="store_true", default=False, help="run the long playout soak")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Compile translation catalogues whose ``.mo`` is missing or older than the ``.po`` (``make messages``
+    does it before ``make test``; this covers a bare ``pytest``)."""
+    from tools.i18n import compile_stale
+
+    compile_stale()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -30,6 +39,19 @@ def _require_postgres(django_db_setup: None) -> None:
         from django.db import connection
 
         assert connection.vendor == "postgresql", "PostgreSQL is required (set DATABASE_URL)"
+
+
+@pytest.fixture(autouse=True)
+def _default_language() -> Iterator[None]:
+    """Start and end every test in the default language: a request through the test client leaves the
+    language it activated (the user's, the browser's) active in the thread, which would leak into the next
+    test's ``gettext``."""
+    from django.conf import settings
+    from django.utils import translation
+
+    translation.activate(settings.LANGUAGE_CODE)
+    yield
+    translation.activate(settings.LANGUAGE_CODE)
 
 
 @pytest.fixture(autouse=True)

@@ -119,4 +119,10 @@
     event.preventDefault();
     link.click();
   });
+  // Each step replaces #replay; the status line outside it says where the replay now stands.
+  document.addEventListener("htmx:afterSettle", function () {
+    var pos = document.getElementById("replay-pos");
+    var status = document.getElementById("replay-status");
+    if (pos && status) status.textContent = pos.textContent;
+  });
 })();

@@ -6,6 +6,8 @@ pytest-django's ``live_server``).
   run (``.ci/run`` installs chromium).
 * ``web``: opens browser contexts on the live server and records every server error (5xx) and JavaScript
   error the pages meet, so a test can assert there were none.
+* ``login_context`` opens a context already logged in (no login form); ``play_out`` plays a game of human
+  seats forward with the bots' policy, the same moves for the same seed on any database.
 * :class:`Player` drives the game page like a person: it reads the decision panel and submits one of the
   forms it offers (the policy: advance into a rival's territory with as many knights as allowed, else into
   an uncontrolled one, else end the turn; pass in windows and support; first conflict card).
@@ -193,6 +195,44 @@ def log_in(page: Page, email: str, password: str = PASSWORD) -> None:
     page.get_by_label("Password", exact=True).fill(password)
     page.get_by_role("main").get_by_role("button", name="Log in").click()
     expect(page.get_by_role("heading", name="My games", level=1)).to_be_visible()
+
+
+def login_context(web: Web, user: Any, viewport: dict[str, int] | None = None) -> BrowserContext:
+    """A browser context already logged in as ``user`` (the session cookie of Django's test client's
+    ``force_login``), for tests about something other than logging in."""
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    ctx = web.context(viewport)
+    ctx.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": web.base_url}])
+    return ctx
+
+
+def play_out(game: Any, done: Callable[[Any], bool] | None = None, *, limit: int = 2000) -> Any:
+    """Play a game whose seats are all human forward with :func:`games.bots.bot_action` (through
+    ``services.action_submit``) until ``done(game)`` or the end; returns the game.
+
+    Unlike ``tests.web.conftest.play_until`` (where server-side bots draw on the game's id), the moves depend
+    only on the engine seed, so a seed gives the same game on SQLite and PostgreSQL whatever ids the rows get.
+    """
+    from games import engine, services
+    from games.bots import bot_action
+    from games.models import Game
+    from tests.web.conftest import seat_users, state_of
+
+    users = seat_users(game)
+    for _ in range(limit):
+        if game.status != Game.Status.ACTIVE or (done is not None and done(game)):
+            return game
+        state = state_of(game)
+        seat = engine.pending(state)[0].seat
+        action = bot_action(state, seat, 0, game.seq).to_dict()
+        result = services.action_submit(
+            game_id=game.pk, user=users[seat], payload=action, expected_seq=game.seq
+        )
+        game = result.game
+    raise AssertionError(f"neither done nor over within {limit} moves")
 
 
 # ------------------------------------------------------------------------------------------------------
