@@ -103,7 +103,11 @@ class NotificationForm(forms.Form):
         """Store the settings on the user and return it."""
         data = self.cleaned_data
         user = self.user
-        user.notify = {name.removeprefix("notify_"): data[name] for name in self.kind_fields}
+        # Merge: kinds without a field here (the digest itself, turned off from its own email) keep their mode.
+        user.notify = {
+            **(user.notify or {}),
+            **{name.removeprefix("notify_"): data[name] for name in self.kind_fields},
+        }
         user.quiet_start, user.quiet_end = data.get("quiet_start"), data.get("quiet_end")
         user.away_from, user.away_until = data.get("away_from"), data.get("away_until")
         user.save(update_fields=["notify", "quiet_start", "quiet_end", "away_from", "away_until"])

@@ -55,6 +55,10 @@ class Game(models.Model):
     seq = models.PositiveIntegerField(default=0)
     state_hash = models.CharField(max_length=64, blank=True)
     winners = models.JSONField(default=list)
+    #: The current turn's prompt key and, while a window, battle or choice interrupts that turn, the
+    #: seconds its clock had left (the turn clock pauses and resumes; it never restarts).
+    turn_key = models.CharField(max_length=80, blank=True)
+    turn_remaining = models.FloatField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -30,6 +30,7 @@ from django.utils import timezone, translation
 from django.utils.formats import date_format
 from django.utils.timesince import timeuntil
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from accounts.models import User
 from games.log import _art
@@ -303,7 +304,9 @@ def _decision_details(
             _("%(who)s uses %(artefacts)s. Do you play Fracture on it? Answer on the game page, or pass.")
             % {"who": names.get(window["opener"], "?"), "artefacts": arts}
         )
-        out.append(_("Every seated player is asked, whatever their hand."))
+        # with the option fracture_prompts="holders" only the holders of Fracture are asked
+        if view.get("options", {}).get("fracture_prompts") != "holders":
+            out.append(_("Every seated player is asked, whatever their hand."))
     elif battle is not None and prompt_kind in ("conflict", "support"):
         att, dfd = battle["attacker"], battle["defender"]
         place = _place(view, battle["pos"])
@@ -337,7 +340,13 @@ def _decision_details(
             }
         )
     elif prompt_kind:
-        out.append(_("The game waits for your choice (%(kind)s).") % {"kind": prompt_kind.replace("_", " ")})
+        choices = {
+            "may_discard": _("You may discard one card of your hand."),
+            "insight_order": _("Put the cards you looked at back in the order you choose."),
+            "prosperity": _("Decide whether the card you looked at stays on top of the deck."),
+            "fear": _("Decide whether to use your Fear or Vigour now."),
+        }
+        out.append(str(choices.get(prompt_kind, _("The game waits for your choice."))))
     return out
 
 
@@ -390,7 +399,9 @@ def build_email(
             subject = content.subject
         else:
             contents = items
-            subject = _("Your daily digest: %(n)s update(s)") % {"n": len(items)}
+            subject = ngettext(
+                "Your daily digest: %(n)s update", "Your daily digest: %(n)s updates", len(items)
+            ) % {"n": len(items)}
         kind_label = Notification.Kind(n.kind).label
         context = {
             "user": user,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -613,6 +613,8 @@ _WRITTEN_FIELDS = [
     "finished_at",
     "winners",
     "setup",
+    "turn_key",
+    "turn_remaining",
     "updated_at",
 ]
 
@@ -656,9 +658,9 @@ def _store(
             seat.final_rank = 1 + sum(1 for other in place.values() if other < place[seat.number])
         Seat.objects.bulk_update(seats, ["final_vp", "final_rank"])
         rate_game(game, seats, state, now)  # same transaction, exactly once (issue 5)
+    opened = _sync_prompts(game, state, now, previous, seats)  # may pause or resume the turn clock
     game.save(update_fields=_WRITTEN_FIELDS)
     _remember(game, state)
-    opened = _sync_prompts(game, state, now, previous, seats)
     queue_write(
         game=game,
         seats=seats,
@@ -685,6 +687,16 @@ def _sync_prompts(
     wanted = {(p.seat, p.key): p for p in engine.pending(state)}
     existing = {} if previous is None else {(p.seat, p.key): p for p in engine.pending(previous)}
     stale = [k for k in existing if k not in wanted]
+    current_turn = f"t{state.turn}:turn:{state.active}"
+    if (state.active, current_turn) in stale and not state.winners:
+        # The turn is interrupted (a response window, battle or choice): pause its clock.
+        left = (
+            Prompt.objects.filter(game=game, seat=state.active, key=current_turn)
+            .values_list("deadline_at", flat=True)
+            .first()
+        )
+        if left is not None:
+            game.turn_key, game.turn_remaining = current_turn, max(0.0, (left - now).total_seconds())
     if stale:
         match = Q()
         for seat, key in stale:
@@ -702,6 +714,10 @@ def _sync_prompts(
     new = []
     for p in opened:
         deadline = deadline_for(game, by_number.get(p.seat), p.deadline, now)
+        if p.key.startswith("t") and ":turn:" in p.key:
+            if p.key == game.turn_key and game.turn_remaining is not None:
+                deadline = now + timedelta(seconds=game.turn_remaining)  # the turn resumes: its clock too
+            game.turn_key, game.turn_remaining = p.key, None
         new.append(
             Prompt(
                 game=game,

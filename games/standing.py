@@ -2,9 +2,11 @@
 the server turns into ordinary logged answers (source ``standing``) the moment a window opens.
 
 Rules, most specific first: orders for this game before global ones; within a scope ``fracture`` before
-``pass_unless`` before ``pass``. An artefact is *used against* a seat when its owner is someone else and
-it would apply to that seat: a crown that names the seat as its affected player (R39–R41), or a sceptre
-or orb in a battle the seat fights in as attacker or defender (R64, R72).
+``pass_unless`` before ``pass``. The ``pass_unless`` orders of one scope act together ("pass unless A or B is
+used against me"); a scope whose orders say nothing about a window leaves it to the next scope. An artefact
+is *used against* a seat when its owner is someone else and it would apply to that seat: a crown that names
+the seat as its affected player (R39–R41), or a sceptre or orb in a battle the seat fights in as attacker or
+defender (R64, R72).
 """
 
 from __future__ import annotations
@@ -13,9 +15,6 @@ from collections.abc import Iterable
 
 from games import engine
 from games.engine import actions as A
-
-#: Rule evaluation order within one scope.
-_RULE_ORDER = {"fracture": 0, "pass_unless": 1, "pass": 2}
 
 
 def used_against(state: engine.GameState, seat: int) -> set[str]:
@@ -50,13 +49,16 @@ def standing_answer(
     against = used_against(state, seat)
     fracture = state.content.effect_index.get("fracture")
     holds = fracture is not None and fracture in state.players[seat].hand
-    ranked = sorted(orders, key=lambda o: (not o[0], _RULE_ORDER.get(o[1], 9)))
-    for _scope, rule, artefact in ranked:
-        if rule == "fracture":
-            if artefact in against:
+    given = list(orders)
+    for scope in (True, False):  # this game's orders, then the global ones
+        rules = [(rule, artefact) for for_game, rule, artefact in given if for_game == scope]
+        for rule, artefact in rules:
+            if rule == "fracture" and artefact in against:
                 return A.Respond((artefact,) if holds else ())
-        elif rule == "pass_unless":
-            return None if artefact in against else A.Respond(())
-        elif rule == "pass":
+        unless = {artefact for rule, artefact in rules if rule == "pass_unless"}
+        if unless:
+            # every pass_unless order of the scope counts, not only the first one
+            return None if unless & against else A.Respond(())
+        if any(rule == "pass" for rule, _artefact in rules):
             return A.Respond(())
     return None

@@ -9,12 +9,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 import time_machine
+from django.utils import timezone
 
 from games import engine, services
 from games.models import ActionRecord, Game, Prompt, Seat
 from games.tasks import deadline_sweep
 
-from .conftest import create_started_game, play_until, seat_users, state_of
+from .conftest import create_started_game, play_human_move, play_until, seat_users, state_of
 
 START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -155,3 +156,39 @@ def test_im_back_banner_and_button_on_the_game_page(client: object) -> None:
     assert response.status_code == 302
     assert Seat.objects.get(pk=seat.pk).missed_deadlines == 0
     assert "I&#x27;m back" not in client.get(f"/games/{game.pk}/").content.decode()
+
+
+@pytest.mark.django_db
+def test_an_interrupted_turn_keeps_its_clock(clock: time_machine.Traveller) -> None:
+    """A response window, battle or choice that interrupts a turn pauses the turn's clock, and the turn
+    resumes with the time it had left: the clock neither restarts (a player could stretch a turn for
+    ever) nor runs on while others decide (R37 windows, the battle steps of R60–R93)."""
+    game = create_started_game(humans=2, seed=11, time_control="relaxed")
+    users = seat_users(game)
+    left: dict[str, timedelta] = {}  # turn key -> time left just before the latest move
+    interrupted: set[str] = set()
+    resumed = 0
+
+    def turn_row(g: Game) -> tuple[str, Prompt | None]:
+        s = state_of(g)
+        key = f"t{s.turn}:turn:{s.active}"
+        return key, Prompt.objects.filter(game=g, key=key).first()
+
+    for _ in range(600):
+        clock.shift(timedelta(minutes=7))
+        key, row = turn_row(game)
+        if row is not None:
+            left[key] = row.deadline_at - timezone.now()
+        game = play_human_move(game, users)
+        if game.status != Game.Status.ACTIVE:
+            break
+        key, row = turn_row(game)
+        if row is None and key in left:
+            interrupted.add(key)
+        elif row is not None and key in interrupted:
+            assert row.deadline_at - timezone.now() == left[key]
+            interrupted.discard(key)
+            resumed += 1
+            if resumed >= 3:
+                break
+    assert resumed >= 3, "no turn was interrupted and resumed three times in this game"
