@@ -14,6 +14,11 @@ WORKERS=${WORKERS:-3}
 OUT=var/bench
 mkdir -p "$OUT"
 export DATABASE_URL="postgres://$(whoami)@127.0.0.1:5432/$DB" DEBUG=0 MASTERY_ENV=development LOG_LEVEL=ERROR
+# As in production, a submit only enqueues its notification task on Redis (no worker runs here: sending is
+# measured by benchmarks/email_latency.py); a dedicated Redis database is emptied before and after.
+export REDIS_URL=${BENCH_REDIS_URL:-redis://127.0.0.1:6379/14}
+flush_redis() { $PY -c "import redis, os; redis.Redis.from_url(os.environ['REDIS_URL']).flushdb()"; }
+flush_redis
 dropdb --if-exists -h 127.0.0.1 "$DB" && createdb -h 127.0.0.1 "$DB"
 $PY manage.py migrate --noinput -v0
 $PY -m benchmarks.web_setup 64 "$OUT/games.json"
@@ -33,7 +38,7 @@ PYEOF
 source "$OUT/page.env"
 .venv/bin/gunicorn mastery.wsgi --bind "127.0.0.1:$PORT" --workers "$WORKERS" --log-level error &
 GUNICORN=$!
-trap 'kill $GUNICORN 2>/dev/null || true' EXIT
+trap 'kill $GUNICORN 2>/dev/null || true; flush_redis' EXIT
 for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$PORT/" && break; sleep 0.2; done
 cat > "$OUT/pct.lua" <<'LUA'
 function done(summary, latency, requests)
