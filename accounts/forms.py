@@ -103,7 +103,7 @@ class NotificationForm(forms.Form):
         """Store the settings on the user and return it."""
         data = self.cleaned_data
         user = self.user
-        # Merge: kinds without a field here (the digest itself, turned off from its own email) keep their mode.
+        # Merge: kinds without a field here (the digest, turned off from its own email) keep their mode.
         user.notify = {
             **(user.notify or {}),
             **{name.removeprefix("notify_"): data[name] for name in self.kind_fields},

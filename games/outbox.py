@@ -9,6 +9,8 @@ This module only touches models (no views, no email), so :mod:`games.services` c
 from __future__ import annotations
 
 import logging
+import queue
+import threading
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 from functools import partial
@@ -153,15 +155,59 @@ def queue_write(
 
 
 def enqueue_send(game_id: int | None) -> None:
-    """Ask a worker to send the game's due notifications (called after commit). If the broker is down the
-    rows stay pending and the minute's outbox sweep sends them; the failure is logged, never raised into
-    the request that caused it."""
+    """Ask a worker to send the game's due notifications (called after commit).
+
+    With a broker, the publish happens on a background thread of this process (:class:`_Publisher`), so it
+    adds nothing to the request that committed; eagerly (the embedded default) it runs here. If the broker
+    is down, or the process dies first, the rows stay pending and the minute's outbox sweep sends them;
+    a failure is logged, never raised into the request that caused it."""
+    from django.conf import settings
+
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        _publish(game_id)
+    else:
+        _PUBLISHER.put(game_id)
+
+
+def _publish(game_id: int | None) -> None:
     from games import tasks
 
     try:
         tasks.notifications_send.delay(game_id)
     except Exception:
         log.warning("could not enqueue notifications of game %s; the outbox sweep will send them", game_id)
+
+
+class _Publisher:
+    """A daemon thread that publishes ``notifications_send`` tasks for the games handed to it, in order,
+    skipping a game already waiting (one task sends all of a game's due rows)."""
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue[int | None] = queue.SimpleQueue()
+        self._waiting: set[int | None] = set()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def put(self, game_id: int | None) -> None:
+        """Hand ``game_id`` over for publishing (returns at once)."""
+        with self._lock:
+            if game_id in self._waiting:
+                return
+            self._waiting.add(game_id)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="notification-publisher", daemon=True)
+                self._thread.start()
+        self._queue.put(game_id)
+
+    def _run(self) -> None:
+        while True:
+            game_id = self._queue.get()
+            with self._lock:
+                self._waiting.discard(game_id)
+            _publish(game_id)
+
+
+_PUBLISHER = _Publisher()
 
 
 def reminders_queue(*, now: datetime) -> int:

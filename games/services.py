@@ -718,6 +718,12 @@ def _sync_prompts(
             if p.key == game.turn_key and game.turn_remaining is not None:
                 deadline = now + timedelta(seconds=game.turn_remaining)  # the turn resumes: its clock too
             game.turn_key, game.turn_remaining = p.key, None
+        # A resumed turn counts as opened earlier by the time it had used, so opened + clock = deadline.
+        opened_at = min(
+            now,
+            deadline
+            - timedelta(seconds=game.turn_seconds if p.deadline == "turn" else game.response_seconds),
+        )
         new.append(
             Prompt(
                 game=game,
@@ -726,9 +732,9 @@ def _sync_prompts(
                 key=p.key,
                 deadline_class=p.deadline,
                 timeout_action=p.timeout_action.to_dict(),
-                opened_at=now,
+                opened_at=opened_at,
                 deadline_at=deadline,
-                remind_at=remind_at(now, deadline),
+                remind_at=remind_at(opened_at, deadline),
             )
         )
     if new:

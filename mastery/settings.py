@@ -211,6 +211,9 @@ CELERY_BEAT_SCHEDULE = {
 # sends its rows within a minute anyway.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# A publish that fails (Redis down) gives up at once instead of retrying inside a request: the outbox
+# sweep sends the rows once Redis is back.
+CELERY_TASK_PUBLISH_RETRY = False
 #: Seconds between the embedded sweeper thread's runs (development server only).
 DEADLINE_SWEEP_SECONDS = env_int("DEADLINE_SWEEP_SECONDS", 30)
 #: After this many missed turn deadlines in a row a seat is absent: a bot plays it until "I'm back".
