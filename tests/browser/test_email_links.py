@@ -127,7 +127,7 @@ def test_end_the_turn_from_the_email_then_from_the_game_page(
     page.goto(second_link)
     expect(page.locator("#link-confirm")).to_be_visible()
     page.locator("#link-confirm").click()
-    expect(page.locator("#link-error")).to_have_text("this decision has already been made")
+    expect(page.locator("#link-error")).to_have_text("This decision has already been made.")
     assert db_fingerprint(game.pk) == after
     assert Notification.objects.get(recipient=second, kind="turn").link_used_at is None
     web.assert_clean()
