@@ -203,9 +203,13 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TIMEZONE = "UTC"
+#: Seconds between Celery beat's sweeps. The deadline sweep runs twice a minute, so an overdue deadline is
+#: applied within 60 s even when one tick is lost (a worker killed, Redis briefly away).
+DEADLINE_SWEEP_INTERVAL = env_int("DEADLINE_SWEEP_INTERVAL", 30)
+OUTBOX_SWEEP_INTERVAL = env_int("OUTBOX_SWEEP_INTERVAL", 60)
 CELERY_BEAT_SCHEDULE = {
-    "deadline-sweep": {"task": "games.tasks.deadline_sweep", "schedule": 60.0},
-    "outbox-sweep": {"task": "games.tasks.outbox_sweep", "schedule": 60.0},
+    "deadline-sweep": {"task": "games.tasks.deadline_sweep", "schedule": float(DEADLINE_SWEEP_INTERVAL)},
+    "outbox-sweep": {"task": "games.tasks.outbox_sweep", "schedule": float(OUTBOX_SWEEP_INTERVAL)},
 }
 # Redis redelivers a task a killed worker had taken after this many seconds (acks_late); the outbox sweep
 # sends its rows within a minute anyway.

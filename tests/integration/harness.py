@@ -296,6 +296,39 @@ _FAILED = r"Task [\w.]+\[{id}\] (?:raised unexpected|retry|INTERNAL ERROR)"
 # --------------------------------------------------------------------------------------------------------
 
 
+class Beat:
+    """One ``celery -A mastery beat`` subprocess (its schedule file in ``directory``), logging to
+    ``log_path``; the schedule comes from the settings (``DEADLINE_SWEEP_INTERVAL`` in ``env``)."""
+
+    def __init__(self, env: dict[str, str], log_path: Path, directory: Path) -> None:
+        self.env, self.log_path, self.directory = env, log_path, directory
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> Beat:
+        log = self.log_path.open("ab")
+        command = [sys.executable, "-m", "celery", "-A", "mastery", "beat", "-l", "INFO"]
+        command += [
+            "-s",
+            str(self.directory / "beat-schedule"),
+            "--pidfile",
+            str(self.directory / "beat.pid"),
+        ]
+        self.proc = subprocess.Popen(
+            command, cwd=BASE_DIR, env=self.env, stdout=log, stderr=subprocess.STDOUT
+        )
+        log.close()
+        return self
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+
+
 @dataclass
 class EmailStack:
     """A running SMTP sink, the Redis queue of this stack, and the workers started on it."""
@@ -306,6 +339,14 @@ class EmailStack:
     env: dict[str, str]
     log_path: Path
     workers: list[Worker] = field(default_factory=list)
+    beats: list[Beat] = field(default_factory=list)
+
+    def start_beat(self, directory: Path, **env: str) -> Beat:
+        """Start Celery beat on this stack's queue, with extra environment (e.g. a short
+        ``DEADLINE_SWEEP_INTERVAL``)."""
+        beat = Beat({**self.env, **env}, self.log_path, directory)
+        self.beats.append(beat)
+        return beat.start()
 
     def start_worker(self, *, pool: str = "solo", concurrency: int = 1) -> Worker:
         """Start one more worker on this stack's queue (and wait until it is ready)."""
@@ -314,6 +355,8 @@ class EmailStack:
         return worker.start()
 
     def stop_workers(self) -> None:
+        for beat in self.beats:
+            beat.stop()
         for worker in self.workers:
             worker.stop()
 
