@@ -283,10 +283,27 @@ def leaderboard(pool: str = "all", limit: int = 100) -> list[LeaderRow]:
     return out
 
 
+#: Action types that close a deadline (one per prompt: the turn ends with ``end_turn``; its advances and
+#: redistributions are steps of the same deadline). Reliability counts these.
+DEADLINE_CLOSERS = (
+    "end_turn",
+    "respond",
+    "choose_conflict",
+    "play_support",
+    "pass_support",
+    "discard_choice",
+    "insight_order",
+    "prosperity_choice",
+    "fear_choice",
+)
+
+
 @dataclass
 class PlayerProfile:
     """A player's public profile: ratings per pool, rating history (``(date, conservative)``), games
-    played and won, current games the viewer may see, and reliability (share of deadlines met)."""
+    played and won, current games the viewer may see, and reliability: ``decisions`` (deadlines met: a
+    :data:`DEADLINE_CLOSERS` action by the player) against ``missed`` (closed by a timeout, or by a bot
+    standing in while the player was absent)."""
 
     user: User
     ratings: list[Rating]
@@ -319,9 +336,11 @@ def player_profile(user: User, viewer: User | Any) -> PlayerProfile:
     games = [s.game for s in seats.filter(visible).distinct().order_by("-game__updated_at")[:200]]
     finished_seats = Seat.objects.filter(user=user, game__status=Game.Status.FINISHED)
     mine = Seat.objects.filter(user=user, game_id=OuterRef("game_id"), number=OuterRef("seat"))
-    counts = ActionRecord.objects.filter(Exists(mine)).aggregate(
+    closers = ActionRecord.objects.filter(Exists(mine), payload__type__in=DEADLINE_CLOSERS)
+    counts = closers.aggregate(
         met=Count("pk", filter=Q(source__in=["web", "email", "api", "standing"])),
-        missed=Count("pk", filter=Q(source="timeout")),
+        # a timeout, or a bot standing in for the absent player
+        missed=Count("pk", filter=Q(source__in=["timeout", "bot"])),
     )
     return PlayerProfile(
         user=user,

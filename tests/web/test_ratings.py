@@ -703,7 +703,13 @@ def test_profile_reliability_counts_decisions_in_time_and_missed_deadlines(clien
         ).game
     Prompt.objects.filter(game=game, seat=second).update(deadline_at=timezone.now() - timedelta(seconds=1))
     assert services.deadlines_sweep() == 1
-    web = {s: ActionRecord.objects.filter(game=game, seat=s, source="web").count() for s in (first, second)}
+    # One decision per deadline: the turn counts once (its end_turn), not once per advance.
+    closers: tuple[str, ...] = ("end_turn", "respond", "choose_conflict", "play_support", "pass_support")
+    closers += ("discard_choice", "insight_order", "prosperity_choice", "fear_choice")
+    web = {
+        s: ActionRecord.objects.filter(game=game, seat=s, source="web", payload__type__in=closers).count()
+        for s in (first, second)
+    }
     assert web[first] > 0
     p1, p2 = (player_profile(users[s], None) for s in (first, second))
     assert (p1.decisions, p1.missed, p1.reliability) == (web[first], 0, 1.0)
