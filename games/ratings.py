@@ -122,13 +122,16 @@ def rate_game(game: Game, seats: Sequence[Seat], state: engine.GameState, now: d
 
 def rate_finished(*, game_id: int) -> bool:
     """Rate a finished game if it has not been rated yet (for a re-run finishing task or a backfill); under
-    the game's row lock. Returns whether ratings changed."""
+    the game's row lock. Returns whether ratings changed (``False`` also for a game that no longer exists)."""
     from django.db import transaction
 
-    from games.services import _lock_with_seats, game_state
+    from games.services import NotFound, _lock_with_seats, game_state
 
     with transaction.atomic():
-        game, seats = _lock_with_seats(game_id)
+        try:
+            game, seats = _lock_with_seats(game_id)
+        except NotFound:
+            return False
         if game.status != Game.Status.FINISHED or not game.state_hash:
             return False
         return rate_game(game, seats, game_state(game), game.finished_at or game.updated_at)

@@ -272,7 +272,9 @@ def leaderboard(pool: str = "all", limit: int = 100) -> list[LeaderRow]:
     """Players by conservative rating (``mu - 3 sigma``) in ``pool``; established players (not
     provisional) first, then provisional ones, each by rating; ties share a place."""
     rows = list(
-        Rating.objects.filter(pool=pool, games__gt=0).select_related("user").order_by("-conservative", "pk")
+        Rating.objects.filter(pool=pool, games__gt=0, user__is_active=True)
+        .select_related("user")
+        .order_by("-conservative", "pk")
     )
     rows.sort(key=lambda r: (r.provisional, -r.conservative))
     out: list[LeaderRow] = []
