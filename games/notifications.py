@@ -540,14 +540,15 @@ def digests_send(*, now: datetime | None = None) -> int:
                     .filter(recipient=user, status=Notification.Status.DIGEST)
                     .order_by("created_at", "pk")
                 )
-                keep = []
+                keep: list[tuple[Notification, Prompt | None]] = []
                 for item in items:
+                    prompt = _open_prompt(item) if item.kind in DECISION_KINDS else None
                     if user.notify_mode(Notification.Kind.DIGEST) == "off":
                         _skip(item, "off")  # the digest's own List-Unsubscribe turned digests off
-                    elif item.kind in DECISION_KINDS and _open_prompt(item) is None:
+                    elif item.kind in DECISION_KINDS and prompt is None:
                         _skip(item, "decided")
                     else:
-                        keep.append(item)
+                        keep.append((item, prompt))
                 if not keep:
                     continue
                 digest = Notification.objects.create(
@@ -559,9 +560,9 @@ def digests_send(*, now: datetime | None = None) -> int:
                     data={"items": len(keep)},
                 )
                 with translation.override(user.language), timezone.override(_zone(user)):
-                    contents = [content_for(item, user, now, _open_prompt(item)) for item in keep]
+                    contents = [content_for(item, user, now, prompt) for item, prompt in keep]
                 connection.send_messages([build_email(digest, user, now, None, items=contents)])
-                Notification.objects.filter(pk__in=[i.pk for i in keep]).update(
+                Notification.objects.filter(pk__in=[item.pk for item, _prompt in keep]).update(
                     status=Notification.Status.SENT, sent_at=now, digest=digest
                 )
                 digest.status = Notification.Status.SENT

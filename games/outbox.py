@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
@@ -53,6 +53,30 @@ def dedupe_key(user_id: int, game_id: int | None, ref: str, kind: str) -> str:
     return f"{user_id}:{game_id}:{ref}:{kind}"
 
 
+def _row(
+    user_id: int,
+    game_id: int,
+    seat: int,
+    kind: str,
+    ref: str,
+    data: dict[str, Any],
+    now: datetime,
+    prompt_key: str = "",
+) -> Notification:
+    """A pending outbox row for ``user_id``, due at ``now``, keyed by :func:`dedupe_key`."""
+    return Notification(
+        recipient_id=user_id,
+        game_id=game_id,
+        seat=seat,
+        kind=kind,
+        prompt_key=prompt_key,
+        dedupe_key=dedupe_key(user_id, game_id, ref, kind),
+        data=data,
+        created_at=now,
+        send_after=now,
+    )
+
+
 def vacation_pause(
     away_from: datetime | None, away_until: datetime | None, opened: datetime, deadline: datetime
 ) -> timedelta:
@@ -67,12 +91,16 @@ def vacation_pause(
     return away_until - max(away_from, opened)
 
 
+def clock(game: Game, deadline_class: str) -> timedelta:
+    """The game's clock for a prompt's deadline class: ``turn_seconds`` for ``"turn"``, else
+    ``response_seconds``."""
+    return timedelta(seconds=game.turn_seconds if deadline_class == "turn" else game.response_seconds)
+
+
 def deadline_for(game: Game, seat: Seat | None, deadline_class: str, opened: datetime) -> datetime:
-    """The deadline of a prompt opened at ``opened``: the game's turn or response clock
-    (``turn_seconds`` / ``response_seconds``), paused for the seat's away period if the game allows
-    vacations."""
-    seconds = game.turn_seconds if deadline_class == "turn" else game.response_seconds
-    deadline = opened + timedelta(seconds=seconds)
+    """The deadline of a prompt opened at ``opened``: the game's :func:`clock`, paused for the seat's
+    away period if the game allows vacations."""
+    deadline = opened + clock(game, deadline_class)
     user = seat.user if seat is not None and seat.user_id is not None else None
     if user is not None and game.allow_vacation:
         deadline += vacation_pause(user.away_from, user.away_until, opened, deadline)
@@ -94,7 +122,7 @@ def queue_write(
     started: bool = False,
     finished: bool = False,
     timed_out: tuple[engine.Prompt, bool] | None = None,
-    stand_ins: set[int] = frozenset(),  # type: ignore[assignment]
+    stand_ins: Collection[int] = (),
 ) -> int:
     """Queue the notifications a game write causes (inside the write's transaction) and send them after
     commit.
@@ -115,19 +143,7 @@ def queue_write(
         user_id = users.get(seat)
         if user_id is None:
             return
-        rows.append(
-            Notification(
-                recipient_id=user_id,
-                game=game,
-                seat=seat,
-                kind=kind,
-                prompt_key=prompt_key,
-                dedupe_key=dedupe_key(user_id, game.pk, ref, kind),
-                data={"seq": game.seq, **data},
-                created_at=now,
-                send_after=now,
-            )
-        )
+        rows.append(_row(user_id, game.pk, seat, kind, ref, {"seq": game.seq, **data}, now, prompt_key))
 
     if started:
         for seat in users:
@@ -232,19 +248,9 @@ def reminders_queue(*, now: datetime) -> int:
         seat = seats.get((p.game_id, p.seat))
         if seat is None or seat.user_id is None or seat.missed_deadlines >= settings.ABSENT_AFTER_MISSES:
             continue
-        rows.append(
-            Notification(
-                recipient_id=seat.user_id,
-                game_id=p.game_id,
-                seat=p.seat,
-                kind=Notification.Kind.REMINDER,
-                prompt_key=p.key,
-                dedupe_key=dedupe_key(seat.user_id, p.game_id, p.key, Notification.Kind.REMINDER),
-                data={"seq": p.game.seq, "prompt_kind": p.kind},
-                created_at=now,
-                send_after=now,
-            )
-        )
+        data = {"seq": p.game.seq, "prompt_kind": p.kind}
+        kind = Notification.Kind.REMINDER
+        rows.append(_row(seat.user_id, p.game_id, p.seat, kind, p.key, data, now, p.key))
     with transaction.atomic():
         Notification.objects.bulk_create(rows, ignore_conflicts=True)
         Prompt.objects.filter(pk__in=[p.pk for p in due]).update(remind_at=None)

@@ -27,7 +27,7 @@ from games.models import (
     Seat,
     Snapshot,
 )
-from games.services import game_state
+from games.services import game_state, record_apply
 
 LOG_LENGTH = 40
 
@@ -212,8 +212,7 @@ def state_at(game: Game, step: int) -> engine.GameState:
         state, start = engine.new_game(game.setup), 0
     records = ActionRecord.objects.filter(game=game, seq__gt=start, seq__lte=step).order_by("seq")
     for record in records.only("seat", "payload"):
-        seat = record.seat if record.seat is not None else state.active
-        state = engine.apply(state, seat, engine.parse_action(record.payload)).state
+        state = record_apply(state, record)
     cache.set(key, state, 900)
     return state
 

@@ -23,7 +23,7 @@ from accounts.models import User
 from games import engine
 from games.engine.rng import Rng
 from games.models import TIME_CONTROLS, ActionRecord, Game, Prompt, Seat, Snapshot, StandingOrder
-from games.outbox import deadline_for, queue_write, remind_at
+from games.outbox import clock, deadline_for, queue_write, remind_at
 from games.ratings import rate_game
 from games.standing import standing_answer
 
@@ -719,11 +719,7 @@ def _sync_prompts(
                 deadline = now + timedelta(seconds=game.turn_remaining)  # the turn resumes: its clock too
             game.turn_key, game.turn_remaining = p.key, None
         # A resumed turn counts as opened earlier by the time it had used, so opened + clock = deadline.
-        opened_at = min(
-            now,
-            deadline
-            - timedelta(seconds=game.turn_seconds if p.deadline == "turn" else game.response_seconds),
-        )
+        opened_at = min(now, deadline - clock(game, p.deadline))
         new.append(
             Prompt(
                 game=game,
@@ -740,6 +736,16 @@ def _sync_prompts(
     if new:
         Prompt.objects.bulk_create(new)
     return opened
+
+
+def record_apply(state: engine.GameState, record: ActionRecord) -> engine.GameState:
+    """The state after a stored record (a system record without a seat acts for the active seat).
+
+    Raises:
+        engine.IllegalAction, engine.InvalidActionPayload: the record no longer applies.
+    """
+    seat = record.seat if record.seat is not None else state.active
+    return engine.apply(state, seat, engine.parse_action(record.payload)).state
 
 
 def game_verify(*, game_id: int) -> tuple[bool, str]:
@@ -759,9 +765,8 @@ def game_verify(*, game_id: int) -> tuple[bool, str]:
     for record in game.actions.order_by("seq").iterator():
         if record.seq != expected:
             return False, f"gap in the log: expected seq {expected}, found {record.seq}"
-        seat = record.seat if record.seat is not None else state.active
         try:
-            state = engine.apply(state, seat, engine.parse_action(record.payload)).state
+            state = record_apply(state, record)
         except (engine.IllegalAction, engine.InvalidActionPayload) as exc:
             return False, f"action {record.seq} no longer applies: {exc}"
         if engine.state_hash(state) != record.state_hash:
