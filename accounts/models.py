@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import secrets
 import zoneinfo
@@ -11,6 +12,8 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractUser, BaseUserManager
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+
+from mastery.rowsql import Table
 
 TIME_ZONES = sorted(zoneinfo.available_timezones())
 
@@ -107,3 +110,23 @@ class ApiToken(models.Model):
         token = secrets.token_urlsafe(32)
         cls.objects.create(user=user, name=name, digest=cls.hash(token))
         return token
+
+    @classmethod
+    def user_for(cls, token: str) -> User | None:
+        """The active user a token belongs to, or ``None`` for an unknown token or an inactive user.
+
+        One pre-built statement (:mod:`mastery.rowsql`): every API request runs it."""
+        users, sql = _token_lookup()
+        rows = users.fetch(sql, [cls.hash(token)])
+        user = users.load(rows[0]) if rows else None
+        return user if user is not None and user.is_active else None
+
+
+@functools.cache
+def _token_lookup() -> tuple[Table[User], str]:
+    users = Table(User)
+    sql = (
+        f"SELECT {users.columns('u')} FROM {users.name} u "
+        f"JOIN {Table(ApiToken).name} t ON t.user_id = u.id WHERE t.digest = %s"
+    )
+    return users, sql

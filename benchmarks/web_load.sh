@@ -70,7 +70,8 @@ end
 LUA
 cat "$OUT/pct.lua" >> "$OUT/submit.lua"
 echo "== warm-up"; wrk -t1 -c2 -d3s -H "Cookie: $COOKIE2" "http://127.0.0.1:$PORT$PAGE2" > /dev/null
-run() { echo "== $1"; shift; wrk "$@" | tee -a "$OUT/wrk.log" | grep -E "RESULT|Non-2xx" || true; }
+# ONLY=<substring> runs just the matching scenarios (e.g. ONLY=submit).
+run() { [[ -n "${ONLY:-}" && "$1" != *"$ONLY"* ]] && return 0; echo "== $1"; shift; wrk "$@" | tee -a "$OUT/wrk.log" | grep -E "RESULT|Non-2xx" || true; }
 run "game page, 2 players, 1 connection" -t1 -c1 -d"$DURATION" -s "$OUT/pct.lua" -H "Cookie: $COOKIE2" "http://127.0.0.1:$PORT$PAGE2"
 run "game page, 2 players, 8 connections" -t4 -c8 -d"$DURATION" -s "$OUT/pct.lua" -H "Cookie: $COOKIE2" "http://127.0.0.1:$PORT$PAGE2"
 run "game page, 6 players, 8 connections" -t4 -c8 -d"$DURATION" -s "$OUT/pct.lua" -H "Cookie: $COOKIE6" "http://127.0.0.1:$PORT$PAGE6"

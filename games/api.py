@@ -69,10 +69,7 @@ class TokenAuth(HttpBearer):
         """
         if not token or len(token) > MAX_TOKEN_LENGTH:
             return None
-        row = ApiToken.objects.select_related("user").filter(digest=ApiToken.hash(token)).first()
-        if row is None or not row.user.is_active:
-            return None
-        return row.user
+        return ApiToken.user_for(token)
 
 
 class SessionAuth(NinjaSessionAuth):

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -26,6 +26,7 @@ from games.models import TIME_CONTROLS, ActionRecord, Game, Prompt, Seat, Snapsh
 from games.outbox import clock, deadline_for, queue_write, remind_at
 from games.ratings import rate_game
 from games.standing import standing_answer
+from mastery.rowsql import Table
 
 from .bots import bot_action
 
@@ -186,23 +187,50 @@ def game_create(
     return game
 
 
+_GAMES = Table(Game)
+_SEATS = Table(Seat)
+_USERS = Table(User)
+_RECORDS = Table(ActionRecord)
+_SNAPSHOTS = Table(Snapshot)
+_PROMPTS = Table(Prompt)
+_LOCK_SQL: dict[bool, str] = {}
+
+
 def _lock_with_seats(game_id: int) -> tuple[Game, list[Seat]]:
-    """Lock the game row and read its seats in one statement (``SELECT … FOR UPDATE OF game``).
+    """Lock the game row and read it with its seats and their users in one statement
+    (``SELECT … FOR UPDATE OF`` the game, pre-built by :mod:`mastery.rowsql`).
+
+    Returns:
+        The game and its seats ordered by number (each seat's ``game`` and ``user`` already loaded).
 
     Raises:
         NotFound: no such game.
     """
-    seats = list(
-        Seat.objects.select_related("game", "user")
-        .select_for_update(of=("game",))
-        .filter(game_id=game_id)
-        .order_by("number")
-    )
-    if not seats:
-        return _lock(game_id), []
-    game = seats[0].game
-    for seat in seats:
+    for_update = bool(connection.features.has_select_for_update_of)
+    sql = _LOCK_SQL.get(for_update)
+    if sql is None:
+        sql = (
+            f"SELECT {_GAMES.columns('g')}, {_SEATS.columns('s')}, {_USERS.columns('u')} "
+            f"FROM {_GAMES.name} g LEFT JOIN {_SEATS.name} s ON s.game_id = g.id "
+            f"LEFT JOIN {_USERS.name} u ON u.id = s.user_id "
+            "WHERE g.id = %s ORDER BY s.number"
+        )
+        if for_update:
+            sql += " FOR UPDATE OF g"
+        _LOCK_SQL[for_update] = sql
+    rows = _GAMES.fetch(sql, [game_id])
+    if not rows:
+        raise NotFound("no such game")
+    game = _GAMES.load(rows[0])
+    seats: list[Seat] = []
+    seat_at, user_at = _GAMES.width, _GAMES.width + _SEATS.width
+    for row in rows:
+        if row[seat_at] is None:
+            break  # no seats (LEFT JOIN)
+        seat = _SEATS.load(row, seat_at)
         seat.game = game
+        seat.user = _USERS.load(row, user_at) if row[user_at] is not None else None
+        seats.append(seat)
     return game, seats
 
 
@@ -617,6 +645,8 @@ _WRITTEN_FIELDS = [
     "turn_remaining",
     "updated_at",
 ]
+#: The columns a move can change once the game has started (``setup`` and ``started_at`` are fixed).
+_MOVE_FIELDS = [f for f in _WRITTEN_FIELDS if f not in ("setup", "started_at")]
 
 
 def _store(
@@ -634,15 +664,17 @@ def _store(
     now = timezone.now()
     state, records = applied.state, applied.records
     if records:
-        ActionRecord.objects.bulk_create(records)
+        _RECORDS.insert(records)
         game.seq = records[-1].seq
     game.state = engine.to_dict(state)
     # The last record already carries the hash of the final state: serialise the state once less.
     game.state_hash = records[-1].state_hash if records else engine.state_hash(state)
     if applied.snapshots:
-        Snapshot.objects.bulk_create(
-            Snapshot(game=game, seq=seq, state=engine.to_dict(s), state_hash=engine.state_hash(s))
-            for seq, s in applied.snapshots
+        _SNAPSHOTS.insert(
+            [
+                Snapshot(game=game, seq=seq, state=engine.to_dict(s), state_hash=engine.state_hash(s))
+                for seq, s in applied.snapshots
+            ]
         )
     if state.winners:
         game.status = Game.Status.FINISHED
@@ -659,7 +691,7 @@ def _store(
         Seat.objects.bulk_update(seats, ["final_vp", "final_rank"])
         rate_game(game, seats, state, now)  # same transaction, exactly once (issue 5)
     opened = _sync_prompts(game, state, now, previous, seats)  # may pause or resume the turn clock
-    game.save(update_fields=_WRITTEN_FIELDS)
+    _GAMES.update(game, _WRITTEN_FIELDS if previous is None else _MOVE_FIELDS)
     _remember(game, state)
     queue_write(
         game=game,
@@ -698,16 +730,18 @@ def _sync_prompts(
         if left is not None:
             game.turn_key, game.turn_remaining = current_turn, max(0.0, (left - now).total_seconds())
     if stale:
-        match = Q()
-        for seat, key in stale:
-            match |= Q(seat=seat, key=key)
-        Prompt.objects.filter(match, game=game).delete()
+        match = " OR ".join(['(seat = %s AND "key" = %s)'] * len(stale))
+        params: list[Any] = [game.pk, *(v for seat_key in stale for v in seat_key)]
+        _PROMPTS.execute(f"DELETE FROM {_PROMPTS.name} WHERE game_id = %s AND ({match})", params)
     # A turn keeps its key (and its clock) while its step changes: update kind and timeout in place.
     for k, old in existing.items():
         p = wanted.get(k)
         if p is not None and (old.kind, old.timeout_action) != (p.kind, p.timeout_action):
-            Prompt.objects.filter(game=game, seat=p.seat, key=p.key).update(
-                kind=p.kind, deadline_class=p.deadline, timeout_action=p.timeout_action.to_dict()
+            timeout = _PROMPTS.prep("timeout_action", p.timeout_action.to_dict())
+            _PROMPTS.execute(
+                f"UPDATE {_PROMPTS.name} SET kind = %s, deadline_class = %s, timeout_action = %s "
+                'WHERE game_id = %s AND seat = %s AND "key" = %s',
+                [p.kind, p.deadline, timeout, game.pk, p.seat, p.key],
             )
     by_number = {s.number: s for s in seats}
     opened = [p for k, p in wanted.items() if k not in existing]
@@ -733,8 +767,7 @@ def _sync_prompts(
                 remind_at=remind_at(opened_at, deadline),
             )
         )
-    if new:
-        Prompt.objects.bulk_create(new)
+    _PROMPTS.insert(new)
     return opened
 
 

@@ -22,9 +22,12 @@ def deadline_sweep() -> int:
 
 
 @shared_task(acks_late=True)  # type: ignore[untyped-decorator]
-def notifications_send(game_id: int | None = None) -> int:
-    """Send the due notifications of one game (``None``: of every game), queued after a write commits.
-    Returns how many emails went out; a second run sends none (each row is sent once)."""
+def notifications_send(game_id: int | None = None, game_ids: list[int] | None = None) -> int:
+    """Send the due notifications of one game (``game_id``), of several (``game_ids``, published in one task
+    by the web process's publisher thread under load) or of every game (neither), queued after a write
+    commits. Returns how many emails went out; a second run sends none (each row is sent once)."""
+    if game_ids:
+        return sum(notifications.outbox_flush(game_id=g) for g in game_ids)
     return notifications.outbox_flush(game_id=game_id)
 
 

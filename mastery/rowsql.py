@@ -1,0 +1,154 @@
+"""Pre-built SQL for the statements every action submit runs (issue 3 "Speed it must reach").
+
+Django's ORM compiles each queryset anew: on the 2-core benchmark machine that was 0.3–1 ms of CPU per
+statement, about half of a submit's CPU. :class:`Table` builds each statement's SQL once per model and field
+list and runs it on Django's own connection, with Django's own value handling on the way in
+(``Field.pre_save`` then ``Field.get_db_prep_save``, as ``SQLInsertCompiler`` does) and on the way out
+(the backend's and the field's ``get_db_converters``, then ``Model.from_db``, as ``SQLCompiler`` does). So a
+row written or read here holds exactly what the ORM would write or read, on PostgreSQL and SQLite alike.
+
+Only the hot path uses it (``games.services`` locking and storing a game, the outbox rows and API token
+lookups); everything else stays on the ORM.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Generic, TypeVar
+
+from django.db import connections, models
+from django.db.models.constants import OnConflict
+
+M = TypeVar("M", bound=models.Model)
+
+Converter = Callable[[Any, Any, Any], Any]
+
+
+class Table(Generic[M]):
+    """The columns of one model's table and the SQL to read, insert and update its rows.
+
+    Args:
+        model: a concrete Django model class.
+        using: the database alias (default ``"default"``).
+    """
+
+    def __init__(self, model: type[M], using: str = "default") -> None:
+        self.model = model
+        self.using = using
+        self.fields: list[models.Field[Any, Any]] = list(model._meta.concrete_fields)
+        self.attnames = [f.attname for f in self.fields]
+        self.width = len(self.fields)
+        self._converters: list[list[Converter]] | None = None
+        self._cols: list[Any] = []
+        self._sql: dict[tuple[Any, ...], str] = {}
+        self._by_name = {f.name: f for f in self.fields} | {f.attname: f for f in self.fields}
+
+    @property
+    def _connection(self) -> Any:
+        return connections[self.using]
+
+    def _quote(self, name: str | None) -> str:
+        return str(self._connection.ops.quote_name(name))
+
+    @property
+    def name(self) -> str:
+        """The quoted table name."""
+        return self._quote(self.model._meta.db_table)
+
+    def columns(self, alias: str) -> str:
+        """The select list of every concrete column, in field order, qualified with ``alias``."""
+        return ", ".join(f"{alias}.{self._quote(f.column)}" for f in self.fields)
+
+    def load(self, row: Sequence[Any], start: int = 0) -> M:
+        """Build a model instance from ``row[start:start + width]`` (columns in :meth:`columns` order),
+        converting values as the ORM does (e.g. JSON text to Python, SQLite integers to booleans)."""
+        connection = self._connection
+        if self._converters is None:
+            cols = [f.get_col(self.model._meta.db_table) for f in self.fields]
+            self._cols = cols
+            self._converters = [
+                connection.ops.get_db_converters(col) + col.get_db_converters(connection) for col in cols
+            ]
+        values = list(row[start : start + self.width])
+        for i, converters in enumerate(self._converters):
+            for convert in converters:
+                values[i] = convert(values[i], self._cols[i], connection)
+        return self.model.from_db(self.using, self.attnames, values)
+
+    def prep(self, name: str, value: Any) -> Any:
+        """``value`` ready to be bound to the column of field ``name`` (``Field.get_db_prep_save``)."""
+        return self._by_name[name].get_db_prep_save(value, self._connection)
+
+    def fetch(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """Run a SELECT on this table's database and return its rows."""
+        with self._connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return list(cursor.fetchall())
+
+    def insert(self, objs: Sequence[M], *, ignore_conflicts: bool = False) -> None:
+        """``INSERT`` ``objs`` in one statement (``bulk_create`` without the per-call query compilation).
+
+        Sets each object's primary key when the database returns it (PostgreSQL, SQLite ≥ 3.35) unless
+        ``ignore_conflicts`` (rows that conflict with a unique constraint are then skipped, as
+        ``bulk_create(ignore_conflicts=True)`` does).
+        """
+        if not objs:
+            return
+        connection = self._connection
+        pk = self.model._meta.pk
+        assert pk is not None
+        fields = [f for f in self.fields if f is not pk or getattr(objs[0], pk.attname) is not None]
+        returning = not ignore_conflicts and connection.features.can_return_rows_from_bulk_insert
+        key = ("insert", len(objs), len(fields), ignore_conflicts, returning)
+        sql = self._sql.get(key)
+        if sql is None:
+            on_conflict = OnConflict.IGNORE if ignore_conflicts else None
+            row = "(" + ", ".join(["%s"] * len(fields)) + ")"
+            sql = (
+                f"{connection.ops.insert_statement(on_conflict=on_conflict)} {self.name} "
+                f"({', '.join(self._quote(f.column) for f in fields)}) VALUES {', '.join([row] * len(objs))}"
+            )
+            suffix = connection.ops.on_conflict_suffix_sql(fields, on_conflict, None, None)
+            if suffix:
+                sql += " " + suffix
+            if returning:
+                sql += f" RETURNING {self._quote(pk.column)}"
+            self._sql[key] = sql
+        params = [f.get_db_prep_save(f.pre_save(obj, True), connection) for obj in objs for f in fields]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            ids = list(cursor.fetchall()) if returning else []
+        for obj, id_row in zip(objs, ids, strict=False):
+            setattr(obj, pk.attname, id_row[0])
+        for obj in objs:
+            obj._state.adding = False
+            obj._state.db = self.using
+
+    def update(self, obj: M, fields: Iterable[str]) -> int:
+        """``UPDATE`` the row of ``obj`` with the current values of ``fields`` (``save(update_fields=…)``
+        without the signals and query compilation; ``auto_now`` fields among them are set to now).
+
+        Returns:
+            The number of rows updated (0 when the row is gone).
+        """
+        connection = self._connection
+        chosen = [self._by_name[name] for name in fields]
+        key = ("update", *(f.attname for f in chosen))
+        sql = self._sql.get(key)
+        pk = self.model._meta.pk
+        assert pk is not None
+        if sql is None:
+            assignments = ", ".join(f"{self._quote(f.column)} = %s" for f in chosen)
+            sql = f"UPDATE {self.name} SET {assignments} WHERE {self._quote(pk.column)} = %s"
+            self._sql[key] = sql
+        params = [f.get_db_prep_save(f.pre_save(obj, False), connection) for f in chosen]
+        params.append(pk.get_db_prep_value(obj.pk, connection))
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return int(cursor.rowcount)
+
+    def execute(self, sql: str, params: Sequence[Any]) -> int:
+        """Run a statement (a DELETE or UPDATE written for this table) and return the rows it touched."""
+        with self._connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return int(cursor.rowcount)
