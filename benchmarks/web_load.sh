@@ -36,7 +36,7 @@ two = games[0]
 open(f"{out}/page.env", "w").write(f"SEQ2={two['seq']}\nPAGE2=/games/{two['id']}/\nCOOKIE2=sessionid={two['session']}\nPAGE6=/games/{six['id']}/\nCOOKIE6=sessionid={six['session']}\n")
 PYEOF
 source "$OUT/page.env"
-.venv/bin/gunicorn mastery.wsgi --bind "127.0.0.1:$PORT" --workers "$WORKERS" --log-level error &
+.venv/bin/gunicorn mastery.wsgi --bind "127.0.0.1:$PORT" --workers "$WORKERS" ${GUNICORN_ARGS:-} --log-level error &
 GUNICORN=$!
 trap 'kill $GUNICORN 2>/dev/null || true; flush_redis' EXIT
 for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$PORT/" && break; sleep 0.2; done
@@ -48,14 +48,46 @@ function done(summary, latency, requests)
     latency:percentile(99) / 1000))
 end
 LUA
-cat > "$OUT/submit.lua" <<'LUA'
+# Pacing (open loop): with `-- <rate> <connections>` after the script, each connection (one per wrk thread)
+# sends at scheduled times, rate/connections per second, so latency is measured at that load, not at
+# saturation. The clock is clock_gettime(CLOCK_MONOTONIC) through LuaJIT's ffi.
+cat > "$OUT/pace.lua" <<'LUA'
+local ffi = require("ffi")
+ffi.cdef[[
+typedef struct { long tv_sec; long tv_nsec; } mm_timespec;
+int clock_gettime(int clk_id, mm_timespec *tp);
+]]
+local ts = ffi.new("mm_timespec")
+local function now_ms() ffi.C.clock_gettime(1, ts); return tonumber(ts.tv_sec) * 1000 + tonumber(ts.tv_nsec) / 1e6 end
+local interval, next_at = nil, nil
+function pace_init(rate, connections)
+  if rate and rate > 0 then interval = 1000 * connections / rate end
+end
+function delay()
+  if interval == nil then return 0 end
+  local now = now_ms()
+  if next_at == nil then next_at = now + math.random() * interval end
+  local wait = next_at - now
+  next_at = next_at + interval
+  if wait < 0 then return 0 end
+  return wait
+end
+LUA
+# Pages: `-- <rate> <connections>` (rate 0: as fast as possible).
+{ cat "$OUT/pace.lua"; cat <<'LUA'
+function init(args) pace_init(tonumber(args[1]), tonumber(args[2])) end
+LUA
+cat "$OUT/pct.lua"; } > "$OUT/page.lua"
+# Submits: `-- <first game> <rate> <connections>`; connection i plays game first+i (a 2-player game, end_turn
+# for alternating seats), so every submit is legal and carries the right expected_seq.
+{ cat "$OUT/pace.lua"; cat <<'LUA'
 dofile("var/bench/games.lua")
 local n = 0
-function setup(thread)
-  n = n + 1
-  local g = games[n]
-  thread:set("gid", g.id); thread:set("seq", g.seq); thread:set("active", g.active)
-  thread:set("tok0", g.tok0); thread:set("tok1", g.tok1)
+function setup(thread) n = n + 1; thread:set("idx", n) end
+function init(args)
+  local g = games[tonumber(args[1]) + idx]
+  gid, seq, active, tok0, tok1 = g.id, g.seq, g.active, g.tok0, g.tok1
+  pace_init(tonumber(args[2]), tonumber(args[3]))
 end
 function request()
   local tok = tok0
@@ -68,12 +100,19 @@ function response(status, headers, body)
   if status == 200 then seq = seq + 1; active = 1 - active end
 end
 LUA
-cat "$OUT/pct.lua" >> "$OUT/submit.lua"
+cat "$OUT/pct.lua"; } > "$OUT/submit.lua"
+PAGE_RATE=${PAGE_RATE:-150}
+SUBMIT_RATE=${SUBMIT_RATE:-250}
 echo "== warm-up"; wrk -t1 -c2 -d3s -H "Cookie: $COOKIE2" "http://127.0.0.1:$PORT$PAGE2" > /dev/null
 # ONLY=<substring> runs just the matching scenarios (e.g. ONLY=submit).
 run() { [[ -n "${ONLY:-}" && "$1" != *"$ONLY"* ]] && return 0; echo "== $1"; shift; wrk "$@" | tee -a "$OUT/wrk.log" | grep -E "RESULT|Non-2xx" || true; }
-run "game page, 2 players, 1 connection" -t1 -c1 -d"$DURATION" -s "$OUT/pct.lua" -H "Cookie: $COOKIE2" "http://127.0.0.1:$PORT$PAGE2"
-run "game page, 2 players, 8 connections" -t4 -c8 -d"$DURATION" -s "$OUT/pct.lua" -H "Cookie: $COOKIE2" "http://127.0.0.1:$PORT$PAGE2"
-run "game page, 6 players, 8 connections" -t4 -c8 -d"$DURATION" -s "$OUT/pct.lua" -H "Cookie: $COOKIE6" "http://127.0.0.1:$PORT$PAGE6"
-run "poll (unchanged), 8 connections" -t4 -c8 -d"$DURATION" -s "$OUT/pct.lua" -H "Cookie: $COOKIE2" "http://127.0.0.1:$PORT${PAGE2}poll/?seq=$SEQ2"
-run "action submit, 16 connections, 16 games" -t16 -c16 -d"$DURATION" -s "$OUT/submit.lua" "http://127.0.0.1:$PORT/"
+U="http://127.0.0.1:$PORT"
+run "game page, 2 players, 1 connection" -t1 -c1 -d"$DURATION" -s "$OUT/page.lua" -H "Cookie: $COOKIE2" "$U$PAGE2" -- 0 1
+run "game page, 2 players, 8 connections at $PAGE_RATE/s" -t8 -c8 -d"$DURATION" -s "$OUT/page.lua" -H "Cookie: $COOKIE2" "$U$PAGE2" -- "$PAGE_RATE" 8
+run "game page, 6 players, 8 connections at $PAGE_RATE/s" -t8 -c8 -d"$DURATION" -s "$OUT/page.lua" -H "Cookie: $COOKIE6" "$U$PAGE6" -- "$PAGE_RATE" 8
+run "game page, 2 players, 8 connections, saturated" -t4 -c8 -d"$DURATION" -s "$OUT/page.lua" -H "Cookie: $COOKIE2" "$U$PAGE2" -- 0 8
+run "game page, 6 players, 8 connections, saturated" -t4 -c8 -d"$DURATION" -s "$OUT/page.lua" -H "Cookie: $COOKIE6" "$U$PAGE6" -- 0 8
+run "poll (unchanged), 8 connections, saturated" -t4 -c8 -d"$DURATION" -s "$OUT/page.lua" -H "Cookie: $COOKIE2" "$U${PAGE2}poll/?seq=$SEQ2" -- 0 8
+run "action submit, 1 connection, 1 game" -t1 -c1 -d"$DURATION" -s "$OUT/submit.lua" "$U/" -- 0 0 1
+run "action submit, 16 connections at $SUBMIT_RATE/s, 16 games" -t16 -c16 -d"$DURATION" -s "$OUT/submit.lua" "$U/" -- 1 "$SUBMIT_RATE" 16
+run "action submit, 16 connections, 16 games, saturated" -t16 -c16 -d"$DURATION" -s "$OUT/submit.lua" "$U/" -- 17 0 16

@@ -206,7 +206,7 @@ def _publish(game_ids: list[int | None]) -> None:
 class _Publisher:
     """A daemon thread that publishes ``notifications_send`` tasks for the games handed to it.
 
-    After the first hand-over it waits ``OUTBOX_PUBLISH_LINGER`` seconds (default 0.05 s) and then publishes
+    After the first hand-over it waits ``OUTBOX_PUBLISH_LINGER`` seconds (default 0.2 s) and then publishes
     one task for every game handed over meanwhile, each game once (one task sends all of a game's due
     rows). A publish costs the web process about 0.75 ms of CPU; under load one task covers many submits.
     """

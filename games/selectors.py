@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.utils.translation import get_language
 
 from accounts.models import User
@@ -27,6 +27,7 @@ from games.models import (
     Seat,
     Snapshot,
 )
+from games.rows import game_with_seats
 from games.services import game_state, record_apply
 
 LOG_LENGTH = 40
@@ -58,10 +59,11 @@ class GameView:
 
 
 def game_get(game_id: int) -> Game | None:
-    """The game with its seats and their users (2 queries), or ``None``. The large ``state`` and ``setup``
-    columns are deferred: :func:`games.services.game_state` reads the state only on a cache miss."""
-    seats = Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("number"))
-    return Game.objects.defer("state", "setup").prefetch_related(seats).filter(pk=game_id).first()
+    """The game with its seats and their users (one query: :func:`games.rows.game_with_seats`), or
+    ``None``. The large ``state`` and ``setup`` columns are deferred: :func:`games.services.game_state`
+    reads the state only on a cache miss."""
+    found = game_with_seats(game_id, lock=False)
+    return None if found is None else found[0]
 
 
 def visible_to(game: Game, user: User | Any, invite_token: str | None = None) -> bool:

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -25,6 +25,7 @@ from games.engine.rng import Rng
 from games.models import TIME_CONTROLS, ActionRecord, Game, Prompt, Seat, Snapshot, StandingOrder
 from games.outbox import clock, deadline_for, queue_write, remind_at
 from games.ratings import rate_game
+from games.rows import GAMES, game_with_seats
 from games.standing import standing_answer
 from mastery.rowsql import Table
 
@@ -187,18 +188,26 @@ def game_create(
     return game
 
 
-_GAMES = Table(Game)
-_SEATS = Table(Seat)
-_USERS = Table(User)
 _RECORDS = Table(ActionRecord)
 _SNAPSHOTS = Table(Snapshot)
 _PROMPTS = Table(Prompt)
-_LOCK_SQL: dict[bool, str] = {}
+#: Prompt columns written when a row is reused for another prompt, and when a turn changes step.
+_PROMPT_FIELDS = [
+    "seat",
+    "kind",
+    "key",
+    "deadline_class",
+    "timeout_action",
+    "opened_at",
+    "deadline_at",
+    "remind_at",
+]
+_STEP_FIELDS = ["kind", "deadline_class", "timeout_action"]
 
 
 def _lock_with_seats(game_id: int) -> tuple[Game, list[Seat]]:
     """Lock the game row and read it with its seats and their users in one statement
-    (``SELECT … FOR UPDATE OF`` the game, pre-built by :mod:`mastery.rowsql`).
+    (:func:`games.rows.game_with_seats`).
 
     Returns:
         The game and its seats ordered by number (each seat's ``game`` and ``user`` already loaded).
@@ -206,32 +215,10 @@ def _lock_with_seats(game_id: int) -> tuple[Game, list[Seat]]:
     Raises:
         NotFound: no such game.
     """
-    for_update = bool(connection.features.has_select_for_update_of)
-    sql = _LOCK_SQL.get(for_update)
-    if sql is None:
-        sql = (
-            f"SELECT {_GAMES.columns('g')}, {_SEATS.columns('s')}, {_USERS.columns('u')} "
-            f"FROM {_GAMES.name} g LEFT JOIN {_SEATS.name} s ON s.game_id = g.id "
-            f"LEFT JOIN {_USERS.name} u ON u.id = s.user_id "
-            "WHERE g.id = %s ORDER BY s.number"
-        )
-        if for_update:
-            sql += " FOR UPDATE OF g"
-        _LOCK_SQL[for_update] = sql
-    rows = _GAMES.fetch(sql, [game_id])
-    if not rows:
+    found = game_with_seats(game_id, lock=True)
+    if found is None:
         raise NotFound("no such game")
-    game = _GAMES.load(rows[0])
-    seats: list[Seat] = []
-    seat_at, user_at = _GAMES.width, _GAMES.width + _SEATS.width
-    for row in rows:
-        if row[seat_at] is None:
-            break  # no seats (LEFT JOIN)
-        seat = _SEATS.load(row, seat_at)
-        seat.game = game
-        seat.user = _USERS.load(row, user_at) if row[user_at] is not None else None
-        seats.append(seat)
-    return game, seats
+    return found
 
 
 def _lock(game_id: int) -> Game:
@@ -691,7 +678,7 @@ def _store(
         Seat.objects.bulk_update(seats, ["final_vp", "final_rank"])
         rate_game(game, seats, state, now)  # same transaction, exactly once (issue 5)
     opened = _sync_prompts(game, state, now, previous, seats)  # may pause or resume the turn clock
-    _GAMES.update(game, _WRITTEN_FIELDS if previous is None else _MOVE_FIELDS)
+    GAMES.update(game, _WRITTEN_FIELDS if previous is None else _MOVE_FIELDS)
     _remember(game, state)
     queue_write(
         game=game,
@@ -729,20 +716,12 @@ def _sync_prompts(
         )
         if left is not None:
             game.turn_key, game.turn_remaining = current_turn, max(0.0, (left - now).total_seconds())
-    if stale:
-        match = " OR ".join(['(seat = %s AND "key" = %s)'] * len(stale))
-        params: list[Any] = [game.pk, *(v for seat_key in stale for v in seat_key)]
-        _PROMPTS.execute(f"DELETE FROM {_PROMPTS.name} WHERE game_id = %s AND ({match})", params)
     # A turn keeps its key (and its clock) while its step changes: update kind and timeout in place.
     for k, old in existing.items():
         p = wanted.get(k)
         if p is not None and (old.kind, old.timeout_action) != (p.kind, p.timeout_action):
-            timeout = _PROMPTS.prep("timeout_action", p.timeout_action.to_dict())
-            _PROMPTS.execute(
-                f"UPDATE {_PROMPTS.name} SET kind = %s, deadline_class = %s, timeout_action = %s "
-                'WHERE game_id = %s AND seat = %s AND "key" = %s',
-                [p.kind, p.deadline, timeout, game.pk, p.seat, p.key],
-            )
+            row = Prompt(kind=p.kind, deadline_class=p.deadline, timeout_action=p.timeout_action.to_dict())
+            _PROMPTS.update_matching(row, _STEP_FIELDS, {"game": game.pk, "seat": p.seat, "key": p.key})
     by_number = {s.number: s for s in seats}
     opened = [p for k, p in wanted.items() if k not in existing]
     new = []
@@ -767,7 +746,17 @@ def _sync_prompts(
                 remind_at=remind_at(opened_at, deadline),
             )
         )
-    _PROMPTS.insert(new)
+    # A closed prompt's row is reused for an opened one (one UPDATE instead of a DELETE and an INSERT: the
+    # common case is one turn handing over to the next); the rest are deleted or inserted.
+    reused = min(len(stale), len(new))
+    for (seat, key), row in zip(stale[:reused], new[:reused], strict=True):
+        _PROMPTS.update_matching(row, _PROMPT_FIELDS, {"game": game.pk, "seat": seat, "key": key})
+    if len(stale) > reused:
+        gone = stale[reused:]
+        match = " OR ".join(['(seat = %s AND "key" = %s)'] * len(gone))
+        params: list[Any] = [game.pk, *(v for seat_key in gone for v in seat_key)]
+        _PROMPTS.execute(f"DELETE FROM {_PROMPTS.name} WHERE game_id = %s AND ({match})", params)
+    _PROMPTS.insert(new[reused:])
     return opened
 
 

@@ -13,7 +13,7 @@ lookups); everything else stays on the ORM.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
 from django.db import connections, models
@@ -30,12 +30,17 @@ class Table(Generic[M]):
     Args:
         model: a concrete Django model class.
         using: the database alias (default ``"default"``).
+        defer: field names left out of :meth:`columns` and :meth:`load` (loaded on first access, as with
+            ``QuerySet.defer``); a table with deferred fields cannot :meth:`insert`.
     """
 
-    def __init__(self, model: type[M], using: str = "default") -> None:
+    def __init__(self, model: type[M], using: str = "default", defer: Iterable[str] = ()) -> None:
         self.model = model
         self.using = using
-        self.fields: list[models.Field[Any, Any]] = list(model._meta.concrete_fields)
+        self.deferred = frozenset(defer)
+        self.fields: list[models.Field[Any, Any]] = [
+            f for f in model._meta.concrete_fields if f.name not in self.deferred
+        ]
         self.attnames = [f.attname for f in self.fields]
         self.width = len(self.fields)
         self._converters: list[list[Converter]] | None = None
@@ -94,6 +99,7 @@ class Table(Generic[M]):
         """
         if not objs:
             return
+        assert not self.deferred, "insert through a table without deferred fields"
         connection = self._connection
         pk = self.model._meta.pk
         assert pk is not None
@@ -131,18 +137,31 @@ class Table(Generic[M]):
         Returns:
             The number of rows updated (0 when the row is gone).
         """
-        connection = self._connection
-        chosen = [self._by_name[name] for name in fields]
-        key = ("update", *(f.attname for f in chosen))
-        sql = self._sql.get(key)
         pk = self.model._meta.pk
         assert pk is not None
+        return self.update_matching(obj, fields, {pk.attname: obj.pk})
+
+    def update_matching(self, obj: M, fields: Iterable[str], match: Mapping[str, Any]) -> int:
+        """``UPDATE`` the rows whose fields equal ``match`` (field name -> value) with the current values
+        of ``fields`` on ``obj``.
+
+        Returns:
+            The number of rows updated.
+        """
+        connection = self._connection
+        chosen = [self._by_name[name] for name in fields]
+        where = [self._by_name[name] for name in match]
+        key = ("update", *(f.attname for f in chosen), "where", *(f.attname for f in where))
+        sql = self._sql.get(key)
         if sql is None:
             assignments = ", ".join(f"{self._quote(f.column)} = %s" for f in chosen)
-            sql = f"UPDATE {self.name} SET {assignments} WHERE {self._quote(pk.column)} = %s"
+            conditions = " AND ".join(f"{self._quote(f.column)} = %s" for f in where)
+            sql = f"UPDATE {self.name} SET {assignments} WHERE {conditions}"
             self._sql[key] = sql
         params = [f.get_db_prep_save(f.pre_save(obj, False), connection) for f in chosen]
-        params.append(pk.get_db_prep_value(obj.pk, connection))
+        params += [
+            f.get_db_prep_value(value, connection) for f, value in zip(where, match.values(), strict=True)
+        ]
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             return int(cursor.rowcount)
