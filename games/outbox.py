@@ -22,7 +22,7 @@ from django.db import transaction
 
 from games import engine
 from games.models import Game, Notification, Prompt, Seat
-from mastery.rowsql import Table
+from mastery.rowsql import Batch, Table
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +127,7 @@ def queue_write(
     finished: bool = False,
     timed_out: tuple[engine.Prompt, bool] | None = None,
     stand_ins: Collection[int] = (),
+    batch: Batch | None = None,
 ) -> int:
     """Queue the notifications a game write causes (inside the write's transaction) and send them after
     commit.
@@ -136,6 +137,7 @@ def queue_write(
             seat whose player just acted on a page: they are looking at the game) and bot-played seats.
         timed_out: the prompt whose timeout action was applied and whether the seat is now absent.
         started / finished: the game started or ended with this write (everyone seated is told).
+        batch: insert the rows with the caller's other writes (:class:`mastery.rowsql.Batch`).
 
     Returns:
         How many rows were offered (duplicates by dedupe key are skipped by the database).
@@ -169,7 +171,7 @@ def queue_write(
         for seat in users:
             add(seat, Notification.Kind.FINISHED, "end", {})
     if rows:
-        _NOTIFICATIONS.insert(rows, ignore_conflicts=True)
+        _NOTIFICATIONS.insert(rows, ignore_conflicts=True, batch=batch)
         transaction.on_commit(partial(enqueue_send, game.pk))
     return len(rows)
 

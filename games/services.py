@@ -27,7 +27,7 @@ from games.outbox import clock, deadline_for, queue_write, remind_at
 from games.ratings import rate_game
 from games.rows import GAMES, game_with_seats
 from games.standing import standing_answer
-from mastery.rowsql import Table
+from mastery.rowsql import Batch, Table
 
 from .bots import bot_action
 
@@ -650,8 +650,10 @@ def _store(
     acted on a page (not emailed about what they see); ``timed_out`` the prompt a timeout answered."""
     now = timezone.now()
     state, records = applied.state, applied.records
+    # The writes below go to the database together (one statement on PostgreSQL: mastery.rowsql.Batch).
+    batch = Batch()
     if records:
-        _RECORDS.insert(records)
+        _RECORDS.insert(records, batch=batch)
         game.seq = records[-1].seq
     game.state = engine.to_dict(state)
     # The last record already carries the hash of the final state: serialise the state once less.
@@ -661,7 +663,8 @@ def _store(
             [
                 Snapshot(game=game, seq=seq, state=engine.to_dict(s), state_hash=engine.state_hash(s))
                 for seq, s in applied.snapshots
-            ]
+            ],
+            batch=batch,
         )
     if state.winners:
         game.status = Game.Status.FINISHED
@@ -677,9 +680,8 @@ def _store(
             seat.final_rank = 1 + sum(1 for other in place.values() if other < place[seat.number])
         Seat.objects.bulk_update(seats, ["final_vp", "final_rank"])
         rate_game(game, seats, state, now)  # same transaction, exactly once (issue 5)
-    opened = _sync_prompts(game, state, now, previous, seats)  # may pause or resume the turn clock
-    GAMES.update(game, _WRITTEN_FIELDS if previous is None else _MOVE_FIELDS)
-    _remember(game, state)
+    opened = _sync_prompts(game, state, now, previous, seats, batch)  # may pause or resume the turn clock
+    GAMES.update(game, _WRITTEN_FIELDS if previous is None else _MOVE_FIELDS, batch=batch)
     queue_write(
         game=game,
         seats=seats,
@@ -690,11 +692,19 @@ def _store(
         finished=bool(state.winners) and (previous is None or not previous.winners),
         timed_out=timed_out,
         stand_ins=_stand_ins(seats),
+        batch=batch,
     )
+    batch.run()
+    _remember(game, state)
 
 
 def _sync_prompts(
-    game: Game, state: engine.GameState, now: Any, previous: engine.GameState | None, seats: list[Seat]
+    game: Game,
+    state: engine.GameState,
+    now: Any,
+    previous: engine.GameState | None,
+    seats: list[Seat],
+    batch: Batch,
 ) -> list[engine.Prompt]:
     """Project ``engine.pending()`` into Prompt rows, keeping the opening time (and so the deadline) of
     prompts still open. Prompt rows are only ever written here, under the game's row lock, from the
@@ -721,7 +731,8 @@ def _sync_prompts(
         p = wanted.get(k)
         if p is not None and (old.kind, old.timeout_action) != (p.kind, p.timeout_action):
             row = Prompt(kind=p.kind, deadline_class=p.deadline, timeout_action=p.timeout_action.to_dict())
-            _PROMPTS.update_matching(row, _STEP_FIELDS, {"game": game.pk, "seat": p.seat, "key": p.key})
+            same = {"game": game.pk, "seat": p.seat, "key": p.key}
+            _PROMPTS.update_matching(row, _STEP_FIELDS, same, batch=batch)
     by_number = {s.number: s for s in seats}
     opened = [p for k, p in wanted.items() if k not in existing]
     new = []
@@ -750,13 +761,15 @@ def _sync_prompts(
     # common case is one turn handing over to the next); the rest are deleted or inserted.
     reused = min(len(stale), len(new))
     for (seat, key), row in zip(stale[:reused], new[:reused], strict=True):
-        _PROMPTS.update_matching(row, _PROMPT_FIELDS, {"game": game.pk, "seat": seat, "key": key})
+        _PROMPTS.update_matching(
+            row, _PROMPT_FIELDS, {"game": game.pk, "seat": seat, "key": key}, batch=batch
+        )
     if len(stale) > reused:
         gone = stale[reused:]
         match = " OR ".join(['(seat = %s AND "key" = %s)'] * len(gone))
         params: list[Any] = [game.pk, *(v for seat_key in gone for v in seat_key)]
-        _PROMPTS.execute(f"DELETE FROM {_PROMPTS.name} WHERE game_id = %s AND ({match})", params)
-    _PROMPTS.insert(new[reused:])
+        _PROMPTS.execute(f"DELETE FROM {_PROMPTS.name} WHERE game_id = %s AND ({match})", params, batch=batch)
+    _PROMPTS.insert(new[reused:], batch=batch)
     return opened
 
 

@@ -14,6 +14,7 @@ lookups); everything else stays on the ORM.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from django.db import connections, models
@@ -90,8 +91,11 @@ class Table(Generic[M]):
             cursor.execute(sql, params)
             return list(cursor.fetchall())
 
-    def insert(self, objs: Sequence[M], *, ignore_conflicts: bool = False) -> None:
-        """``INSERT`` ``objs`` in one statement (``bulk_create`` without the per-call query compilation).
+    def insert(
+        self, objs: Sequence[M], *, ignore_conflicts: bool = False, batch: Batch | None = None
+    ) -> None:
+        """``INSERT`` ``objs`` in one statement (``bulk_create`` without the per-call query compilation), now
+        or, with ``batch``, when the batch runs.
 
         Sets each object's primary key when the database returns it (PostgreSQL, SQLite ≥ 3.35) unless
         ``ignore_conflicts`` (rows that conflict with a unique constraint are then skipped, as
@@ -121,32 +125,34 @@ class Table(Generic[M]):
                 sql += f" RETURNING {self._quote(pk.column)}"
             self._sql[key] = sql
         params = [f.get_db_prep_save(f.pre_save(obj, True), connection) for obj in objs for f in fields]
+        write = _Write(sql, params, list(objs), returning, pk.attname, self.using)
+        if batch is not None:
+            batch.add(write)
+            return
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
-            ids = list(cursor.fetchall()) if returning else []
-        for obj, id_row in zip(objs, ids, strict=False):
-            setattr(obj, pk.attname, id_row[0])
-        for obj in objs:
-            obj._state.adding = False
-            obj._state.db = self.using
+            ids = [row[0] for row in cursor.fetchall()] if returning else []
+        write.done(ids)
 
-    def update(self, obj: M, fields: Iterable[str]) -> int:
+    def update(self, obj: M, fields: Iterable[str], *, batch: Batch | None = None) -> int | None:
         """``UPDATE`` the row of ``obj`` with the current values of ``fields`` (``save(update_fields=…)``
         without the signals and query compilation; ``auto_now`` fields among them are set to now).
 
         Returns:
-            The number of rows updated (0 when the row is gone).
+            The number of rows updated (0 when the row is gone); ``None`` when added to ``batch``.
         """
         pk = self.model._meta.pk
         assert pk is not None
-        return self.update_matching(obj, fields, {pk.attname: obj.pk})
+        return self.update_matching(obj, fields, {pk.attname: obj.pk}, batch=batch)
 
-    def update_matching(self, obj: M, fields: Iterable[str], match: Mapping[str, Any]) -> int:
+    def update_matching(
+        self, obj: M, fields: Iterable[str], match: Mapping[str, Any], *, batch: Batch | None = None
+    ) -> int | None:
         """``UPDATE`` the rows whose fields equal ``match`` (field name -> value) with the current values
-        of ``fields`` on ``obj``.
+        of ``fields`` on ``obj``, now or, with ``batch``, when the batch runs.
 
         Returns:
-            The number of rows updated.
+            The number of rows updated; ``None`` when added to ``batch``.
         """
         connection = self._connection
         chosen = [self._by_name[name] for name in fields]
@@ -162,12 +168,74 @@ class Table(Generic[M]):
         params += [
             f.get_db_prep_value(value, connection) for f, value in zip(where, match.values(), strict=True)
         ]
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            return int(cursor.rowcount)
+        return self.execute(sql, params, batch=batch)
 
-    def execute(self, sql: str, params: Sequence[Any]) -> int:
-        """Run a statement (a DELETE or UPDATE written for this table) and return the rows it touched."""
+    def execute(self, sql: str, params: Sequence[Any], *, batch: Batch | None = None) -> int | None:
+        """Run a statement written for this table (a DELETE or UPDATE without RETURNING) now and return the
+        rows it touched, or add it to ``batch`` (``None``)."""
+        if batch is not None:
+            batch.add(_Write(sql, list(params), [], False, "", self.using))
+            return None
         with self._connection.cursor() as cursor:
             cursor.execute(sql, params)
             return int(cursor.rowcount)
+
+
+@dataclass
+class _Write:
+    """One write statement of a :class:`Batch`: ``objs`` are the rows an INSERT saves and, when
+    ``returning``, the statement's ``RETURNING`` gives their primary keys (attribute ``pk_attname``) in
+    order."""
+
+    sql: str
+    params: list[Any]
+    objs: list[Any]
+    returning: bool
+    pk_attname: str
+    using: str
+
+    def done(self, ids: Sequence[Any]) -> None:
+        """Mark the inserted objects saved and set the primary keys returned."""
+        for obj, pk in zip(self.objs, ids, strict=False):
+            setattr(obj, self.pk_attname, pk)
+        for obj in self.objs:
+            obj._state.adding = False
+            obj._state.db = self.using
+
+
+class Batch:
+    """Writes collected by :class:`Table` methods (``batch=``) and sent together by :meth:`run`.
+
+    On PostgreSQL they go as one statement, each write a data-modifying ``WITH`` query (PostgreSQL docs
+    "WITH Queries", "Data-Modifying Statements in WITH"): one round trip and one statement for the
+    server to run instead of one per write. Elsewhere they run one by one, in the order added. All writes
+    of a batch see the database as it was before the batch, so they must touch different rows; a
+    failure of one fails them all (as inside a transaction it would anyway).
+    """
+
+    def __init__(self, using: str = "default") -> None:
+        self.using = using
+        self.writes: list[_Write] = []
+
+    def add(self, write: _Write) -> None:
+        """Queue one write (called by :class:`Table`)."""
+        self.writes.append(write)
+
+    def run(self) -> None:
+        """Send every queued write, then set the primary keys the inserts returned. Empties the batch."""
+        writes, self.writes = self.writes, []
+        connection = connections[self.using]
+        if len(writes) < 2 or connection.vendor != "postgresql":
+            with connection.cursor() as cursor:
+                for write in writes:
+                    cursor.execute(write.sql, write.params)
+                    write.done([row[0] for row in cursor.fetchall()] if write.returning else [])
+            return
+        ctes = ", ".join(f"w{i} AS ({w.sql})" for i, w in enumerate(writes))
+        selects = [f"SELECT {i} AS w, * FROM w{i}" for i, w in enumerate(writes) if w.returning]
+        sql = f"WITH {ctes} " + (" UNION ALL ".join(selects) if selects else "SELECT 1")
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [p for w in writes for p in w.params])
+            rows = cursor.fetchall() if selects else []
+        for i, write in enumerate(writes):
+            write.done([row[1] for row in rows if row[0] == i])
