@@ -138,3 +138,43 @@ def test_token_lookup_finds_active_users_only(user: User) -> None:
     assert ApiToken.user_for(token + "x") is None
     User.objects.filter(pk=user.pk).update(is_active=False)
     assert ApiToken.user_for(token) is None
+
+
+def test_a_batch_runs_its_writes_together_and_sets_the_returned_keys(
+    start_game: Callable[..., Game], user: User, django_assert_num_queries: Any
+) -> None:
+    """On PostgreSQL the batch is one statement (data-modifying WITH queries); elsewhere one per write.
+    Either way every write is applied and every inserted row gets its primary key."""
+    from django.db import connection
+
+    from mastery.rowsql import Batch
+
+    game = start_game(humans=2, seed=6)
+    records, prompts, outbox = Table(ActionRecord), Table(Prompt), Table(Notification)
+    now = timezone.now()
+    first = [
+        ActionRecord(game=game, seq=game.seq + i, seat=1, source="api", payload={"i": i}, state_hash="h")
+        for i in (1, 2)
+    ]
+    mail = [
+        Notification(recipient=user, game=game, kind="turn", dedupe_key="b:1", created_at=now, send_after=now)
+    ]
+    prompt = Prompt.objects.filter(game=game).first()
+    assert prompt is not None
+    prompt.kind = "changed"
+    batch = Batch()
+    records.insert(first, batch=batch)
+    assert prompts.update(prompt, ["kind"], batch=batch) is None  # queued, not run
+    outbox.insert(mail, batch=batch)
+    assert first[0].pk is None and not ActionRecord.objects.filter(game=game, seq=game.seq + 1).exists()
+    writes = 1 if connection.vendor == "postgresql" else 3
+    with django_assert_num_queries(writes):
+        batch.run()
+    assert [r.pk for r in first] == list(
+        ActionRecord.objects.filter(game=game, seq__gt=game.seq).order_by("seq").values_list("pk", flat=True)
+    )
+    assert mail[0].pk == Notification.objects.get(dedupe_key="b:1").pk
+    assert Prompt.objects.get(pk=prompt.pk).kind == "changed"
+    assert batch.writes == []
+    with django_assert_num_queries(0):
+        batch.run()  # an empty batch sends nothing
