@@ -97,10 +97,15 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"].update({"timeout": 20, "transaction_mode": "IMMEDIATE"})
     DATABASES["default"]["CONN_MAX_AGE"] = 0
 elif env_bool("DB_SERVER_SIDE_BINDING", True):
-    # PostgreSQL: psycopg sends parameters separately and prepares a statement after its 5th run on a
-    # connection, so the submit path's pre-built statements (mastery.rowsql) skip parsing and planning
-    # (measured: 0.6 ms less PostgreSQL CPU per submit). Turn off behind a transaction-mode PgBouncer.
-    DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = True
+    # PostgreSQL: psycopg sends parameters separately (no large JSON literals in the SQL text for the
+    # server to scan) and prepares a statement after its 5th run on a connection, so the statements every
+    # request repeats (mastery.rowsql) skip parsing and planning (psycopg docs "Prepared statements";
+    # Django turns them off unless OPTIONS asks). Set DB_SERVER_SIDE_BINDING=0 behind a transaction-mode
+    # PgBouncer.
+    _prepare = env_int("DB_PREPARE_THRESHOLD", 5)  # a negative value: never prepare
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"server_side_binding": True, "prepare_threshold": _prepare if _prepare >= 0 else None}
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "accounts.User"
