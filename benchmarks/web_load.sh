@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Web load test (issue 3 "Speed it must reach"): gunicorn + PostgreSQL on this machine, driven by wrk.
 # Usage: bash benchmarks/web_load.sh   (needs PostgreSQL on 127.0.0.1:5432 and `wrk`; prints a summary)
-# Pages: GET /games/<id>/ with a session cookie at 1 and 8 connections.
-# Submits: POST /api/games/<id>/actions (end_turn, alternating seats, bearer tokens) at 16 connections,
-# one 2-player game per connection so every submit is legal and carries the right expected_seq.
+# Environment: DURATION (15s), WORKERS (3 gunicorn sync workers), PAGE_RATE (150/s), SUBMIT_RATE (250/s),
+# ONLY (run only the scenarios whose name contains it), GUNICORN_ARGS (extra gunicorn options).
+# Pages: GET /games/<id>/ with a session cookie: 1 connection; 8 connections paced at PAGE_RATE; 8
+# connections as fast as they go (saturated).
+# Submits: POST /api/games/<id>/actions (end_turn, alternating seats, bearer tokens): 1 connection; 16
+# connections paced at SUBMIT_RATE; 16 connections saturated. One 2-player game per connection, so every
+# submit is legal and carries the right expected_seq.
+# "machine speed" is the seconds a fixed pure-Python loop takes before and after the run: this VM's speed
+# varies up to 2x from one minute to the next, so figures are only comparable at similar speeds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
@@ -18,6 +24,8 @@ export DATABASE_URL="postgres://$(whoami)@127.0.0.1:5432/$DB" DEBUG=0 MASTERY_EN
 # measured by benchmarks/email_latency.py); a dedicated Redis database is emptied before and after.
 export REDIS_URL=${BENCH_REDIS_URL:-redis://127.0.0.1:6379/14}
 flush_redis() { $PY -c "import redis, os; redis.Redis.from_url(os.environ['REDIS_URL']).flushdb()"; }
+speed() { echo "== machine speed: $($PY -c 'import time; t = time.perf_counter(); sum(range(20_000_000)); print(f"{time.perf_counter() - t:.2f}")') s (python loop; lower is faster)"; }
+speed
 flush_redis
 dropdb --if-exists -h 127.0.0.1 "$DB" && createdb -h 127.0.0.1 "$DB"
 $PY manage.py migrate --noinput -v0
@@ -38,7 +46,7 @@ PYEOF
 source "$OUT/page.env"
 .venv/bin/gunicorn mastery.wsgi --bind "127.0.0.1:$PORT" --workers "$WORKERS" ${GUNICORN_ARGS:-} --log-level error &
 GUNICORN=$!
-trap 'kill $GUNICORN 2>/dev/null || true; flush_redis' EXIT
+trap 'kill $GUNICORN 2>/dev/null || true; flush_redis; speed' EXIT
 for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$PORT/" && break; sleep 0.2; done
 cat > "$OUT/pct.lua" <<'LUA'
 function done(summary, latency, requests)

@@ -186,10 +186,6 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
 }
 
-# Sessions are read through the cache and written through to the database (Django docs "Using cached
-# sessions"), which saves a query on every page and poll.
-SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
-
 # Per-process memory cache for rendered game panels ({% cache %} keyed by game, seq and viewer).
 CACHES = {
     "default": {
@@ -201,6 +197,24 @@ CACHES = {
 # Celery (docs.celeryq.dev "Configuration"): Redis in production; without REDIS_URL tasks run eagerly
 # in-process (the embedded default), and the development server sweeps deadlines in a thread.
 REDIS_URL = env_str("REDIS_URL", "")
+
+# Sessions are read through a cache and written through to the database (Django docs "Using cached
+# sessions"), which saves a query on every page and poll. The cache must be shared by every web process,
+# or a session logged out in one process would live on in another's memory: Redis when there is one;
+# without Redis, production reads sessions from the database, and the development server and tests (one
+# process) use the per-process memory cache.
+if REDIS_URL:
+    CACHES["sessions"] = {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": env_str("SESSION_REDIS_URL", REDIS_URL),
+        "KEY_PREFIX": "mastery-session",
+    }
+    SESSION_CACHE_ALIAS = "sessions"
+SESSION_ENGINE = (
+    "django.contrib.sessions.backends.db"
+    if PRODUCTION and not REDIS_URL
+    else "django.contrib.sessions.backends.cached_db"
+)
 CELERY_BROKER_URL = REDIS_URL or "memory://localhost/"
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", not REDIS_URL)
 CELERY_TASK_EAGER_PROPAGATES = True
