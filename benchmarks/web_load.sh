@@ -116,8 +116,8 @@ echo "== warm-up"; wrk -t1 -c2 -d3s -H "Cookie: $COOKIE2" "http://127.0.0.1:$POR
 run() { [[ -n "${ONLY:-}" && "$1" != *"$ONLY"* ]] && return 0; echo "== $1"; shift; wrk "$@" | tee -a "$OUT/wrk.log" | grep -E "RESULT|Non-2xx" || true; }
 U="http://127.0.0.1:$PORT"
 run "game page, 2 players, 1 connection" -t1 -c1 -d"$DURATION" -s "$OUT/page.lua" -H "Cookie: $COOKIE2" "$U$PAGE2" -- 0 1
-run "game page, 2 players, 8 connections at $PAGE_RATE/s" -t8 -c8 -d"$DURATION" -s "$OUT/page.lua" -H "Cookie: $COOKIE2" "$U$PAGE2" -- "$PAGE_RATE" 8
-run "game page, 6 players, 8 connections at $PAGE_RATE/s" -t8 -c8 -d"$DURATION" -s "$OUT/page.lua" -H "Cookie: $COOKIE6" "$U$PAGE6" -- "$PAGE_RATE" 8
+run "game page, 2 players, 8 connections at $PAGE_RATE/s" -t${PACE_THREADS:-8} -c8 -d"$DURATION" -s "$OUT/page.lua" -H "Cookie: $COOKIE2" "$U$PAGE2" -- "$PAGE_RATE" ${PACE_THREADS:-8}
+run "game page, 6 players, 8 connections at $PAGE_RATE/s" -t${PACE_THREADS:-8} -c8 -d"$DURATION" -s "$OUT/page.lua" -H "Cookie: $COOKIE6" "$U$PAGE6" -- "$PAGE_RATE" ${PACE_THREADS:-8}
 run "game page, 2 players, 8 connections, saturated" -t4 -c8 -d"$DURATION" -s "$OUT/page.lua" -H "Cookie: $COOKIE2" "$U$PAGE2" -- 0 8
 run "game page, 6 players, 8 connections, saturated" -t4 -c8 -d"$DURATION" -s "$OUT/page.lua" -H "Cookie: $COOKIE6" "$U$PAGE6" -- 0 8
 run "poll (unchanged), 8 connections, saturated" -t4 -c8 -d"$DURATION" -s "$OUT/page.lua" -H "Cookie: $COOKIE2" "$U${PAGE2}poll/?seq=$SEQ2" -- 0 8

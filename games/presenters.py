@@ -627,36 +627,69 @@ def _localize_names(view: dict[str, Any]) -> None:
             art["name"] = artefact_name(str(art["id"]))
 
 
-def page_model(gv: GameView, now: datetime) -> dict[str, Any]:
-    """Everything the game page and its partials need, built once per request."""
+class LazyModel(dict[str, Any]):
+    """A dict whose entries are built on first lookup (``model["board"]``, or ``page.board`` in a template)
+    from the factories given, then kept. The page's panels are cached per position (``{% cache %}``), so a
+    panel whose cached HTML is used never builds its model."""
+
+    def __init__(self, factories: dict[str, Any]) -> None:
+        super().__init__()
+        self._factories = factories
+
+    def __missing__(self, key: str) -> Any:
+        if key not in self._factories:
+            raise KeyError(key)
+        value = self[key] = self._factories.pop(key)()
+        return value
+
+
+def page_model(gv: GameView, now: datetime) -> LazyModel:
+    """Everything the game page and its partials need, each part built at most once per request, when a
+    template first uses it (:class:`LazyModel`)."""
     if gv.view is not None:
         _localize_names(gv.view)
     names = gv.names
-    tile_texts, art_texts = _content_texts(gv.game)
     view = gv.view
     assert view is not None
-    hand: list[dict[str, Any]] = []
-    my_player: dict[str, Any] | None = None
-    if gv.seat is not None:
-        my_player = view["players"][gv.seat]
-        hand = [c | {"label": card_label(c)} for c in my_player.get("hand", [])]
+    my_player: dict[str, Any] | None = view["players"][gv.seat] if gv.seat is not None else None
     active = view.get("active")
-    players = players_model(gv, names, art_texts)
-    return {
-        "names": names,
-        "board": board_model(gv, names, tile_texts),
-        "players": players,
-        "my_team": next((p.get("team_info") for p in players if p["is_me"]), None),
-        "hand": hand,
-        "me": my_player,
-        "my_style": seat_style(view, gv.seat) if gv.seat is not None else None,
-        "status": status_model(gv, names),
-        "decision": decision_model(gv, names, now),
-        "log": [entry for entry in gv.log if entry["lines"]],
-        "result": result_model(gv),
-        "active_name": names.get(int(active), "?") if active is not None else "",
-        "finished": gv.game.status == Game.Status.FINISHED,
-    }
+
+    def texts() -> tuple[dict[str, str], dict[str, str]]:
+        return _content_texts(gv.game)
+
+    def hand() -> list[dict[str, Any]]:
+        return [c | {"label": card_label(c)} for c in (my_player or {}).get("hand", [])]
+
+    def my_team() -> Any:
+        return next((p.get("team_info") for p in page["players"] if p["is_me"]), None)
+
+    def board_choosing() -> bool:
+        groups = _by_type(gv.legal)
+        return bool(groups.get("advance") or any(a["moves"] for a in groups.get("redistribute", [])))
+
+    page: LazyModel = LazyModel(
+        {
+            "board": lambda: board_model(gv, names, texts()[0]),
+            "board_choosing": board_choosing,
+            "players": lambda: players_model(gv, names, texts()[1]),
+            "my_team": my_team,
+            "hand": hand,
+            "status": lambda: status_model(gv, names),
+            "decision": lambda: decision_model(gv, names, now),
+            "log": lambda: [entry for entry in gv.log if entry["lines"]],
+            "result": lambda: result_model(gv),
+        }
+    )
+    page.update(
+        {
+            "names": names,
+            "me": my_player,
+            "my_style": seat_style(view, gv.seat) if gv.seat is not None else None,
+            "active_name": names.get(int(active), "?") if active is not None else "",
+            "finished": gv.game.status == Game.Status.FINISHED,
+        }
+    )
+    return page
 
 
 def rating_chart(
