@@ -775,3 +775,25 @@ def test_profile_and_api_token(alice: User) -> None:
     token = re.search(r'<p class="token">([^<]+)</p>', page)
     assert token is not None and len(token.group(1)) > 20
     assert token.group(1) not in client.get(reverse("accounts:profile")).content.decode()
+
+
+def test_the_board_is_marked_choosing_exactly_when_the_map_offers_a_pick(duel: Game) -> None:
+    """The map section's "choosing" class (set without building the map: ``page.board_choosing``) agrees
+    with the map model at every point of a game, and the page builds the map model only when asked."""
+    from tests.web.conftest import play_human_move, seat_users
+
+    users = seat_users(duel)
+    game = duel
+    seen = set()
+    for _ in range(60):
+        fresh = game_get(game.pk)
+        assert fresh is not None
+        for user in users.values():
+            page = page_model(game_view(fresh, user, with_log=False), timezone.now())
+            assert "board" not in page  # lazy: nothing built yet
+            seen.add(page["board_choosing"])
+            assert page["board_choosing"] == page["board"]["choosing"]
+        if game.status != Game.Status.ACTIVE:
+            break
+        game = play_human_move(game, users)
+    assert seen == {True, False}
