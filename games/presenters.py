@@ -654,9 +654,6 @@ def page_model(gv: GameView, now: datetime) -> LazyModel:
     my_player: dict[str, Any] | None = view["players"][gv.seat] if gv.seat is not None else None
     active = view.get("active")
 
-    def texts() -> tuple[dict[str, str], dict[str, str]]:
-        return _content_texts(gv.game)
-
     def hand() -> list[dict[str, Any]]:
         return [c | {"label": card_label(c)} for c in (my_player or {}).get("hand", [])]
 
@@ -669,9 +666,10 @@ def page_model(gv: GameView, now: datetime) -> LazyModel:
 
     page: LazyModel = LazyModel(
         {
-            "board": lambda: board_model(gv, names, texts()[0]),
+            "texts": lambda: _content_texts(gv.game),  # (territory texts, artefact texts)
+            "board": lambda: board_model(gv, names, page["texts"][0]),
             "board_choosing": board_choosing,
-            "players": lambda: players_model(gv, names, texts()[1]),
+            "players": lambda: players_model(gv, names, page["texts"][1]),
             "my_team": my_team,
             "hand": hand,
             "status": lambda: status_model(gv, names),

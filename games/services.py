@@ -764,11 +764,8 @@ def _sync_prompts(
         _PROMPTS.update_matching(
             row, _PROMPT_FIELDS, {"game": game.pk, "seat": seat, "key": key}, batch=batch
         )
-    if len(stale) > reused:
-        gone = stale[reused:]
-        match = " OR ".join(['(seat = %s AND "key" = %s)'] * len(gone))
-        params: list[Any] = [game.pk, *(v for seat_key in gone for v in seat_key)]
-        _PROMPTS.execute(f"DELETE FROM {_PROMPTS.name} WHERE game_id = %s AND ({match})", params, batch=batch)
+    gone = [{"game": game.pk, "seat": seat, "key": key} for seat, key in stale[reused:]]
+    _PROMPTS.delete_matching(gone, batch=batch)
     _PROMPTS.insert(new[reused:], batch=batch)
     return opened
 

@@ -81,10 +81,6 @@ class Table(Generic[M]):
                 values[i] = convert(values[i], self._cols[i], connection)
         return self.model.from_db(self.using, self.attnames, values)
 
-    def prep(self, name: str, value: Any) -> Any:
-        """``value`` ready to be bound to the column of field ``name`` (``Field.get_db_prep_save``)."""
-        return self._by_name[name].get_db_prep_save(value, self._connection)
-
     def fetch(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         """Run a SELECT on this table's database and return its rows."""
         with self._connection.cursor() as cursor:
@@ -156,19 +152,44 @@ class Table(Generic[M]):
         """
         connection = self._connection
         chosen = [self._by_name[name] for name in fields]
-        where = [self._by_name[name] for name in match]
-        key = ("update", *(f.attname for f in chosen), "where", *(f.attname for f in where))
+        conditions, where_params = self._where([match])
+        key = ("update", *(f.attname for f in chosen), "where", conditions)
         sql = self._sql.get(key)
         if sql is None:
             assignments = ", ".join(f"{self._quote(f.column)} = %s" for f in chosen)
-            conditions = " AND ".join(f"{self._quote(f.column)} = %s" for f in where)
             sql = f"UPDATE {self.name} SET {assignments} WHERE {conditions}"
             self._sql[key] = sql
         params = [f.get_db_prep_save(f.pre_save(obj, False), connection) for f in chosen]
-        params += [
-            f.get_db_prep_value(value, connection) for f, value in zip(where, match.values(), strict=True)
-        ]
-        return self.execute(sql, params, batch=batch)
+        return self.execute(sql, params + where_params, batch=batch)
+
+    def delete_matching(
+        self, matches: Sequence[Mapping[str, Any]], *, batch: Batch | None = None
+    ) -> int | None:
+        """``DELETE`` the rows whose fields equal any of ``matches`` (each field name -> value), in one
+        statement, now or, with ``batch``, when the batch runs.
+
+        Returns:
+            The number of rows deleted; ``None`` when added to ``batch`` or when ``matches`` is empty.
+        """
+        if not matches:
+            return None
+        conditions, params = self._where(matches)
+        return self.execute(f"DELETE FROM {self.name} WHERE {conditions}", params, batch=batch)
+
+    def _where(self, matches: Sequence[Mapping[str, Any]]) -> tuple[str, list[Any]]:
+        """The condition ``(a = %s AND b = %s) OR …`` for ``matches`` and its parameters (prepared with
+        ``Field.get_db_prep_value``)."""
+        connection = self._connection
+        groups, params = [], []
+        for match in matches:
+            fields = [self._by_name[name] for name in match]
+            groups.append(" AND ".join(f"{self._quote(f.column)} = %s" for f in fields))
+            params += [
+                f.get_db_prep_value(v, connection) for f, v in zip(fields, match.values(), strict=True)
+            ]
+        if len(groups) == 1:
+            return groups[0], params
+        return " OR ".join(f"({group})" for group in groups), params
 
     def execute(self, sql: str, params: Sequence[Any], *, batch: Batch | None = None) -> int | None:
         """Run a statement written for this table (a DELETE or UPDATE without RETURNING) now and return the

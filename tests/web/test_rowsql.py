@@ -129,6 +129,10 @@ def test_update_matching_changes_only_the_matching_row(start_game: Callable[...,
         {"type": "end_turn"},
     )
     assert Prompt.objects.filter(game=game).count() == len(prompts)
+    keys = [{"game": game.pk, "seat": p.seat, "key": p.key} for p in prompts[1:]]
+    assert table.delete_matching([{"game": game.pk, "seat": 5, "key": "nothing"}, *keys]) == len(prompts) - 1
+    assert list(Prompt.objects.filter(game=game).values_list("pk", flat=True)) == [target.pk]
+    assert table.delete_matching([]) is None
 
 
 def test_token_lookup_finds_active_users_only(user: User) -> None:
