@@ -17,6 +17,7 @@ def main() -> None:
     """Create ``games`` all-human 2-player games (and one 6-player game per 4) and print nothing."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mastery.settings")
     django.setup()
+    from django.conf import settings
     from django.contrib.sessions.backends.db import SessionStore
 
     from accounts.models import ApiToken, User
@@ -43,7 +44,7 @@ def main() -> None:
             tokens[seat.number] = ApiToken.issue(seat.user, "bench")
         session = SessionStore()
         session["_auth_user_id"] = str(users[0].pk)
-        session["_auth_user_backend"] = "django.contrib.auth.backends.ModelBackend"
+        session["_auth_user_backend"] = settings.AUTHENTICATION_BACKENDS[0]
         session["_auth_user_hash"] = users[0].get_session_auth_hash()
         session.create()
         active = game.state["active"] if game.state else 0

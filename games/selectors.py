@@ -6,8 +6,10 @@ never from the raw state.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 from django.core.cache import cache
@@ -39,7 +41,9 @@ class GameView:
 
     ``view`` is the engine's per-viewer view (``None`` before the start); ``seat`` the viewer's seat
     number or ``None`` (spectator); ``legal`` the viewer's legal actions as payloads; ``log`` the newest
-    records, newest first, each ``{seq, at, seat, events (redacted for the viewer), lines (in words)}``.
+    records, newest first, each ``{seq, at, seat, events (redacted for the viewer), lines (in words)}``,
+    read by ``log_loader`` on first access (the game page's log panel is usually cached HTML, so most
+    page views never read it).
     """
 
     game: Game
@@ -50,7 +54,12 @@ class GameView:
     my_prompts: list[dict[str, Any]] = field(default_factory=list)
     waiting_for: list[str] = field(default_factory=list)
     deadlines: dict[int, datetime] = field(default_factory=dict)
-    log: list[dict[str, Any]] = field(default_factory=list)
+    log_loader: Callable[[], list[dict[str, Any]]] | None = field(default=None, repr=False)
+
+    @cached_property
+    def log(self) -> list[dict[str, Any]]:
+        """The log entries (see the class docstring); empty when the view was built without a log."""
+        return [] if self.log_loader is None else self.log_loader()
 
     @property
     def names(self) -> dict[int, str]:
@@ -101,12 +110,18 @@ def game_view(game: Game, user: User | Any, *, with_log: bool = True) -> GameVie
         p.seat: p.deadline_at for p in Prompt.objects.filter(game=game).only("seat", "deadline_at")
     }
     if with_log:
-        result.log = _log(game, seat, names, view)
+        places = _places(view)  # read now: the page localizes the view's names later
+        result.log_loader = lambda: _log(game, seat, names, places)
     return result
 
 
+def _places(view: dict[str, Any]) -> dict[str, str]:
+    """Position id -> tile name, for the log's words."""
+    return {t["id"]: t["name"] for t in view["map"] if "name" in t}
+
+
 def _log(
-    game: Game, seat: int | None, names: dict[int, str], view: dict[str, Any], upto: int | None = None
+    game: Game, seat: int | None, names: dict[int, str], places: dict[str, str], upto: int | None = None
 ) -> list[dict[str, Any]]:
     """The newest :data:`LOG_LENGTH` records (up to ``upto``, default all), redacted for ``seat`` and put in
     words. Cached per game, seq, seat and language: it only changes when the game moves on."""
@@ -115,7 +130,6 @@ def _log(
     cached: list[dict[str, Any]] | None = cache.get(key)
     if cached is not None:
         return cached
-    places = {t["id"]: t["name"] for t in view["map"] if "name" in t}
     records = (
         ActionRecord.objects.filter(game=game, seq__lte=upto)
         .order_by("-seq")
@@ -235,7 +249,7 @@ def replay_view(game: Game, user: User | Any, step: int) -> GameView:
     view = engine.view_for(state, seat)
     names = {s.number: s.name for s in seats}
     result = GameView(game=game, seats=seats, seat=seat, view=view)
-    result.log = _log(game, seat, names, view, upto=step)
+    result.log = _log(game, seat, names, _places(view), upto=step)
     return result
 
 

@@ -381,6 +381,42 @@ def test_game_page_query_budget(alice: User, bob: User, duel: Game) -> None:
     assert counts[0] == counts[1], counts
 
 
+def test_warm_game_page_builds_the_log_only_when_its_panel_is_not_cached(
+    alice: User, duel: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The log panel is cached HTML (per position, viewer and minute), so a warm page view neither reads
+    nor unpickles the log (``GameView.log`` is lazy); the log is still shown, and a new position builds it
+    again."""
+    from games import selectors
+    from tests.web.conftest import play_human_move, seat_users
+
+    built: list[int] = []
+    real_log = selectors._log
+
+    def counting_log(*args: Any, **kwargs: Any) -> list[dict[str, Any]]:
+        built.append(1)
+        return real_log(*args, **kwargs)
+
+    monkeypatch.setattr(selectors, "_log", counting_log)
+    users = seat_users(duel)
+    game = play_human_move(duel, users)
+    client = client_for(alice)
+    url = reverse("games:detail", args=[duel.pk])
+
+    def builds() -> tuple[int, str]:
+        built.clear()
+        response = client.get(url)
+        assert response.status_code == 200
+        return len(built), response.content.decode()
+
+    first, _ = builds()
+    warm, body = builds()
+    assert (first, warm) == (1, 0)
+    assert 'class="log-list"' in body  # the cached panel still lists the log
+    assert play_human_move(game, users).seq == game.seq + 1
+    assert builds()[0] == 1
+
+
 # ----------------------------------------------------------------------------------------------------------
 # The action endpoint
 # ----------------------------------------------------------------------------------------------------------
