@@ -73,7 +73,8 @@ class Seat(models.Model):
     """A seat at a table: a user or a bot. ``number`` is the join order in the lobby and the engine seat
     (0..n-1, clockwise) once the game has started."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    # db_index=False: the unique (game, …) constraint below indexes game first
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats", db_index=False)
     number = models.PositiveSmallIntegerField()
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT)
     is_bot = models.BooleanField(default=False)
@@ -118,7 +119,8 @@ class ActionRecord(models.Model):
         BOT = "bot"
         STANDING = "standing"
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="actions")
+    # db_index=False: the unique (game, …) constraint below indexes game first
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="actions", db_index=False)
     seq = models.PositiveIntegerField()
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
     source = models.CharField(max_length=10, choices=Source.choices)
@@ -138,7 +140,8 @@ class ActionRecord(models.Model):
 class Snapshot(models.Model):
     """A cached canonical state after action ``seq`` (every ``SNAPSHOT_EVERY`` actions)."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="snapshots")
+    # db_index=False: the unique (game, …) constraint below indexes game first
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="snapshots", db_index=False)
     seq = models.PositiveIntegerField()
     state = models.JSONField()
     state_hash = models.CharField(max_length=64)
@@ -151,7 +154,8 @@ class Prompt(models.Model):
     """A decision the game waits for, projected from ``engine.pending()`` after every write: used by
     "My games", the deadline sweep and notifications. ``key`` is the engine's stable prompt key."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="prompts")
+    # db_index=False: the unique (game, …) constraint below indexes game first
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="prompts", db_index=False)
     seat = models.PositiveSmallIntegerField()
     kind = models.CharField(max_length=20)
     key = models.CharField(max_length=80)
@@ -198,7 +202,8 @@ class Notification(models.Model):
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
     kind = models.CharField(max_length=10, choices=Kind.choices)
     prompt_key = models.CharField(max_length=80, blank=True)
-    dedupe_key = models.CharField(max_length=200, unique=True)
+    # Unique through Meta.constraints: unique=True would add a LIKE index on PostgreSQL, never used here.
+    dedupe_key = models.CharField(max_length=200)
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
     data = models.JSONField(default=dict)
     created_at = models.DateTimeField()
@@ -210,6 +215,7 @@ class Notification(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=("status", "send_after"), name="notification_due")]
+        constraints = [models.UniqueConstraint(fields=("dedupe_key",), name="notification_unique_dedupe_key")]
 
     def __str__(self) -> str:
         return self.dedupe_key
@@ -252,7 +258,9 @@ class Rating(models.Model):
     OpenSkill's units (a new player has 25 and 25/3); shown as the conservative ``mu - 3 sigma``,
     "provisional" until ``PROVISIONAL_GAMES`` rated games."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings", db_index=False
+    )  # indexed by the unique (user, pool) constraint
     pool = models.CharField(max_length=4, default="all")
     mu = models.FloatField()
     sigma = models.FloatField()
@@ -277,7 +285,8 @@ class RatingChange(models.Model):
     """One rated game's effect on one player's rating in one pool (the rating history). Unique per game,
     user and pool, so a game is rated exactly once."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rating_changes")
+    # db_index=False: the unique (game, …) constraint below indexes game first
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rating_changes", db_index=False)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     pool = models.CharField(max_length=4)
     rank = models.PositiveSmallIntegerField()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import connection
+from django.db import connection, connections
 
 from accounts.models import User
 from games.models import Game, Seat
@@ -49,15 +49,16 @@ def game_with_seats(game_id: int, *, lock: bool) -> tuple[Game, list[Seat]] | No
     rows = games.fetch(sql, [game_id])
     if not rows:
         return None
-    game = games.load(rows[0])
+    db = connections[games.using]
+    game = games.load(rows[0], connection=db)
     seats: list[Seat] = []
     seat_at, user_at = games.width, games.width + SEATS.width
     for row in rows:
         if row[seat_at] is None:
             break  # a game without seats (LEFT JOIN)
-        seat = SEATS.load(row, seat_at)
+        seat = SEATS.load(row, seat_at, db)
         seat.game = game
-        seat.user = USERS.load(row, user_at) if row[user_at] is not None else None
+        seat.user = USERS.load(row, user_at, db) if row[user_at] is not None else None
         seats.append(seat)
     _prefetched(game, "seats", seats)
     return game, seats

@@ -48,13 +48,17 @@ class Table(Generic[M]):
         self._cols: list[Any] = []
         self._sql: dict[tuple[Any, ...], str] = {}
         self._by_name = {f.name: f for f in self.fields} | {f.attname: f for f in self.fields}
+        self._quoted: dict[str, str] = {}  # column name -> quoted (the backend of ``using`` never changes)
 
     @property
     def _connection(self) -> Any:
         return connections[self.using]
 
     def _quote(self, name: str | None) -> str:
-        return str(self._connection.ops.quote_name(name))
+        quoted = self._quoted.get(name or "")
+        if quoted is None:
+            quoted = self._quoted[name or ""] = str(self._connection.ops.quote_name(name))
+        return quoted
 
     @property
     def name(self) -> str:
@@ -65,10 +69,14 @@ class Table(Generic[M]):
         """The select list of every concrete column, in field order, qualified with ``alias``."""
         return ", ".join(f"{alias}.{self._quote(f.column)}" for f in self.fields)
 
-    def load(self, row: Sequence[Any], start: int = 0) -> M:
+    def load(self, row: Sequence[Any], start: int = 0, connection: Any = None) -> M:
         """Build a model instance from ``row[start:start + width]`` (columns in :meth:`columns` order),
-        converting values as the ORM does (e.g. JSON text to Python, SQLite integers to booleans)."""
-        connection = self._connection
+        converting values as the ORM does (e.g. JSON text to Python, SQLite integers to booleans).
+
+        ``connection``: this table's database connection, when the caller loading many rows already has
+        it (looking it up is a thread-local access per call)."""
+        if connection is None:
+            connection = self._connection
         if self._converters is None:
             cols = [f.get_col(self.model._meta.db_table) for f in self.fields]
             self._cols = cols

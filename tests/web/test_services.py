@@ -769,12 +769,17 @@ def test_snapshots_with_bots_exist_at_every_multiple(settings: Any) -> None:
 _PASSIVE = (A.EndTurn, A.DeclineAdvance, A.FinishRedistribution, A.PassSupport, A.Respond)
 
 
-def _grow_log(game: Game, target: int) -> Game:
+def _grow_log(game: Game, target: int) -> Game | None:
     """Play (all-human) moves until the log holds ``target`` actions: bot-chosen moves for the first 40,
-    then the quickest legal answers (end the turn, decline, pass) so that the game cannot end early."""
+    then the quickest legal answers (end the turn, decline, pass) so that the game cannot end early.
+
+    Returns ``None`` when the bot-chosen moves end the game first (the bots' choices depend on the game's
+    id, which depends on test order)."""
     users = seat_users(game)
     while game.seq < target:
-        assert game.status == Game.Status.ACTIVE
+        if game.status != Game.Status.ACTIVE:
+            assert game.seq <= 40, "the quickest answers ended the game"
+            return None
         if game.seq < 40:
             game = play_human_move(game, users)
             continue
@@ -791,9 +796,13 @@ def _grow_log(game: Game, target: int) -> Game:
 @pytest.mark.parametrize("log_length", [10, 320])
 @pytest.mark.parametrize("players", [2, 6])
 def test_submit_statement_budget(players: int, log_length: int, django_assert_max_num_queries: Any) -> None:
-    game = create_started_game(humans=players, seed=31)
+    for seed in range(31, 61):
+        grown = _grow_log(create_started_game(humans=players, seed=seed), log_length)
+        if grown is not None:
+            break
+    assert grown is not None, "every seed's game ended within 40 bot-chosen moves"
+    game = grown
     assert not game.seats.filter(is_bot=True).exists()
-    game = _grow_log(game, log_length)
     assert ActionRecord.objects.filter(game=game).count() >= log_length
     users = seat_users(game)
     for _ in range(3):  # a few different submits, each measured on its own
