@@ -771,14 +771,13 @@ _PASSIVE = (A.EndTurn, A.DeclineAdvance, A.FinishRedistribution, A.PassSupport, 
 
 def _grow_log(game: Game, target: int) -> Game | None:
     """Play (all-human) moves until the log holds ``target`` actions: bot-chosen moves for the first 40,
-    then the quickest legal answers (end the turn, decline, pass) so that the game cannot end early.
+    then the quickest legal answers (end the turn, decline, pass), which rarely end a game.
 
-    Returns ``None`` when the bot-chosen moves end the game first (the bots' choices depend on the game's
-    id, which depends on test order)."""
+    Returns ``None`` when the game ends first: the bots' choices depend on the game's id, which depends on
+    test order, and they can leave a player a turn away from victory."""
     users = seat_users(game)
     while game.seq < target:
         if game.status != Game.Status.ACTIVE:
-            assert game.seq <= 40, "the quickest answers ended the game"
             return None
         if game.seq < 40:
             game = play_human_move(game, users)
@@ -800,7 +799,7 @@ def test_submit_statement_budget(players: int, log_length: int, django_assert_ma
         grown = _grow_log(create_started_game(humans=players, seed=seed), log_length)
         if grown is not None:
             break
-    assert grown is not None, "every seed's game ended within 40 bot-chosen moves"
+    assert grown is not None, "every seed's game ended before its log was long enough"
     game = grown
     assert not game.seats.filter(is_bot=True).exists()
     assert ActionRecord.objects.filter(game=game).count() >= log_length
