@@ -97,8 +97,16 @@ def state_of(game: Game) -> engine.GameState:
     return engine.from_dict(game.state)
 
 
+def human_move(state: engine.GameState, seat: int, game: Game) -> engine.Action:
+    """The move :func:`play_human_move` plays for ``seat``: :func:`games.bots.bot_action` seeded with the
+    game's own setup seed and ``seq``, not with its database id, so a test plays the same game whatever
+    ids earlier tests used."""
+    assert game.setup is not None
+    return bot_action(state, seat, int(game.setup["seed"]), game.seq)
+
+
 def play_human_move(game: Game, users: dict[int, User] | None = None, *, seat: int | None = None) -> Game:
-    """Play one legal move, chosen by :func:`games.bots.bot_action`, for a human seat the game waits for.
+    """Play one legal move, chosen by :func:`human_move`, for a human seat the game waits for.
 
     Args:
         users: the human seats (see :func:`seat_users`); read from the database when ``None``.
@@ -111,7 +119,7 @@ def play_human_move(game: Game, users: dict[int, User] | None = None, *, seat: i
     state = state_of(game)
     if seat is None:
         seat = next(p.seat for p in engine.pending(state) if p.seat in users)
-    action = bot_action(state, seat, game.pk, game.seq)
+    action = human_move(state, seat, game)
     result = services.action_submit(
         game_id=game.pk, user=users[seat], payload=action.to_dict(), expected_seq=game.seq
     )

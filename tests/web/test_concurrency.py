@@ -17,10 +17,9 @@ import pytest
 from django.db import connection, connections
 
 from games import engine, services
-from games.bots import bot_action
 from games.models import ActionRecord, Game
 
-from .conftest import assert_log_intact, create_started_game, play_until, seat_users, state_of
+from .conftest import assert_log_intact, create_started_game, human_move, play_until, seat_users, state_of
 
 pytestmark = [
     pytest.mark.skipif(
@@ -84,7 +83,7 @@ def test_one_submit_per_seq_wins(same_action: bool) -> None:
         seat = engine.pending(state)[0].seat
         legal = engine.legal_actions(state, seat)
         if same_action:
-            payloads = [bot_action(state, seat, game.pk, game.seq).to_dict()] * THREADS
+            payloads = [human_move(state, seat, game).to_dict()] * THREADS
         else:
             payloads = [legal[i % len(legal)].to_dict() for i in range(THREADS)]
         seq = game.seq
@@ -107,8 +106,7 @@ def test_one_submit_per_seq_wins(same_action: bool) -> None:
 def test_out_of_turn_answers_at_once() -> None:
     """Both seats choose a conflict card at the same time, each from four threads with the same old
     ``seq`` and their prompt key: exactly one answer per seat is applied."""
-    # The moves (bots.bot_action) depend on the game's id, which depends on the tests run before: a game
-    # may end before both seats face a conflict choice at once, so try further seeds until one does.
+    # A game may end before both seats face a conflict choice at once: try further seeds until one does.
     for seed in range(9, 29):
         game = create_started_game(humans=2, seed=seed)
         users = seat_users(game)
@@ -151,7 +149,7 @@ def test_different_games_at_once_all_succeed() -> None:
             users = seat_users(game)
             state = state_of(game)
             seat = engine.pending(state)[0].seat
-            payload = bot_action(state, seat, game.pk, game.seq).to_dict()
+            payload = human_move(state, seat, game).to_dict()
             before[game.pk] = game.seq
             calls.append(submit(game_id=game.pk, user=users[seat], payload=payload, expected_seq=game.seq))
 

@@ -13,7 +13,6 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from games import engine, services
-from games.bots import bot_action
 from games.engine import actions as A
 from games.models import TIME_CONTROLS, ActionRecord, Game, Prompt, Seat, Snapshot
 
@@ -22,6 +21,7 @@ from .conftest import (
     create_started_game,
     create_user,
     db_fingerprint,
+    human_move,
     play_human_move,
     play_until,
     seat_users,
@@ -448,7 +448,7 @@ def test_submit_stale_expected_seq_changes_nothing(stale: str) -> None:
     game = play_human_move(game, users)
     game = play_human_move(game, users)
     seat = engine.pending(state_of(game))[0].seat
-    action = bot_action(state_of(game), seat, game.pk, game.seq).to_dict()
+    action = human_move(state_of(game), seat, game).to_dict()
     expected_seq = {"behind": game.seq - 1, "ahead": game.seq + 1, "none": None}[stale]
 
     def call() -> Any:
@@ -773,8 +773,8 @@ def _grow_log(game: Game, target: int) -> Game | None:
     """Play (all-human) moves until the log holds ``target`` actions: bot-chosen moves for the first 40,
     then the quickest legal answers (end the turn, decline, pass), which rarely end a game.
 
-    Returns ``None`` when the game ends first: the bots' choices depend on the game's id, which depends on
-    test order, and they can leave a player a turn away from victory."""
+    Returns ``None`` when the game ends first (the bot-chosen moves can leave a player a turn away from
+    victory)."""
     users = seat_users(game)
     while game.seq < target:
         if game.status != Game.Status.ACTIVE:
@@ -807,7 +807,7 @@ def test_submit_statement_budget(players: int, log_length: int, django_assert_ma
     for _ in range(3):  # a few different submits, each measured on its own
         state = state_of(game)
         seat = engine.pending(state)[0].seat
-        action = bot_action(state, seat, game.pk, game.seq).to_dict()
+        action = human_move(state, seat, game).to_dict()
         game = Game.objects.get(pk=game.pk)
         with django_assert_max_num_queries(10):
             result = services.action_submit(
