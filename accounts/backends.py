@@ -16,16 +16,15 @@ from allauth.account.auth_backends import AuthenticationBackend as AllauthBacken
 from django.contrib.auth.backends import ModelBackend as DjangoModelBackend
 from django.core.exceptions import ValidationError
 
-from accounts.models import User
-from mastery.rowsql import Table
+from accounts.models import User, users_table
 
 
 @functools.cache
-def _user_by_pk() -> tuple[Table[User], str]:
-    users = Table(User)
+def _user_by_pk() -> str:
+    users = users_table()
     pk = User._meta.pk
     assert pk is not None
-    return users, f"SELECT {users.columns('u')} FROM {users.name} u WHERE u.{pk.column} = %s"
+    return f"SELECT {users.columns('u')} FROM {users.name} u WHERE u.{pk.column} = %s"
 
 
 def user_by_pk(user_id: Any) -> User | None:
@@ -37,8 +36,8 @@ def user_by_pk(user_id: Any) -> User | None:
         value = pk.to_python(user_id)
     except ValidationError:
         return None
-    users, sql = _user_by_pk()
-    rows = users.fetch(sql, [value])
+    users = users_table()
+    rows = users.fetch(_user_by_pk(), [value])
     return users.load(rows[0]) if rows else None
 
 

@@ -116,17 +116,23 @@ class ApiToken(models.Model):
         """The active user a token belongs to, or ``None`` for an unknown token or an inactive user.
 
         One pre-built statement (:mod:`mastery.rowsql`): every API request runs it."""
-        users, sql = _token_lookup()
-        rows = users.fetch(sql, [cls.hash(token)])
+        users = users_table()
+        rows = users.fetch(_token_lookup(), [cls.hash(token)])
         user = users.load(rows[0]) if rows else None
         return user if user is not None and user.is_active else None
 
 
 @functools.cache
-def _token_lookup() -> tuple[Table[User], str]:
-    users = Table(User)
-    sql = (
+def users_table() -> Table[User]:
+    """The user table's pre-built statements (:mod:`mastery.rowsql`), shared by every hot-path read of
+    users: API tokens, the session's user (``accounts.backends``) and a game's seats (``games.rows``)."""
+    return Table(User)
+
+
+@functools.cache
+def _token_lookup() -> str:
+    users = users_table()
+    return (
         f"SELECT {users.columns('u')} FROM {users.name} u "
         f"JOIN {Table(ApiToken).name} t ON t.user_id = u.id WHERE t.digest = %s"
     )
-    return users, sql

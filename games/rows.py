@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import connection, connections
+from django.db import connections
 
-from accounts.models import User
+from accounts.models import users_table
 from games.models import Game, Seat
 from mastery.rowsql import Table
 
@@ -17,7 +17,7 @@ GAMES = Table(Game)
 #: The game without its two large JSON columns, loaded on access as with ``QuerySet.defer``.
 GAMES_LIGHT = Table(Game, defer=("state", "setup"))
 SEATS = Table(Seat)
-USERS = Table(User)
+USERS = users_table()
 
 _SQL: dict[tuple[bool, bool], str] = {}
 
@@ -33,8 +33,9 @@ def game_with_seats(game_id: int, *, lock: bool) -> tuple[Game, list[Seat]] | No
     Returns:
         ``(game, seats)``, or ``None`` when there is no such game.
     """
-    for_update = lock and bool(connection.features.has_select_for_update_of)
     games = GAMES if lock else GAMES_LIGHT
+    db = connections[games.using]
+    for_update = lock and bool(db.features.has_select_for_update_of)
     sql = _SQL.get((lock, for_update))
     if sql is None:
         sql = (
@@ -49,7 +50,6 @@ def game_with_seats(game_id: int, *, lock: bool) -> tuple[Game, list[Seat]] | No
     rows = games.fetch(sql, [game_id])
     if not rows:
         return None
-    db = connections[games.using]
     game = games.load(rows[0], connection=db)
     seats: list[Seat] = []
     seat_at, user_at = games.width, games.width + SEATS.width

@@ -34,6 +34,12 @@ def _password_hash(password: str) -> str:
     return make_password(password)
 
 
+def model_fields(obj: Any) -> dict[str, Any]:
+    """Every concrete column value of a model instance (attribute name -> value), to compare two loads of
+    one row."""
+    return {f.attname: getattr(obj, f.attname) for f in type(obj)._meta.concrete_fields}
+
+
 def create_user(email: str | None = None, *, display_name: str = "", password: str = PASSWORD) -> User:
     """Create a user whose (primary) email address allauth considers verified, so they can log in.
 

@@ -13,13 +13,9 @@ from django.urls import reverse
 
 from accounts.backends import AuthenticationBackend, ModelBackend, user_by_pk
 from accounts.models import User
-from tests.web.conftest import PASSWORD
+from tests.web.conftest import PASSWORD, model_fields
 
 pytestmark = pytest.mark.django_db
-
-
-def _fields(obj: Any) -> dict[str, Any]:
-    return {f.attname: getattr(obj, f.attname) for f in type(obj)._meta.concrete_fields}
 
 
 @pytest.mark.parametrize("backend", [ModelBackend(), AuthenticationBackend()])
@@ -27,7 +23,7 @@ def test_get_user_matches_djangos_model_backend(backend: Any, user: User) -> Non
     reference = DjangoModelBackend()
     for key in (user.pk, str(user.pk)):  # sessions store the key as a string
         found = backend.get_user(key)
-        assert found is not None and _fields(found) == _fields(reference.get_user(key))
+        assert found is not None and model_fields(found) == model_fields(reference.get_user(key))
     for unknown in (user.pk + 1000, "not-a-number", None, ""):
         assert backend.get_user(unknown) is None
     User.objects.filter(pk=user.pk).update(is_active=False)

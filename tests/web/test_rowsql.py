@@ -15,12 +15,9 @@ from accounts.models import ApiToken, User
 from games.models import ActionRecord, Game, Notification, Prompt
 from games.rows import GAMES, GAMES_LIGHT, game_with_seats
 from mastery.rowsql import Table
+from tests.web.conftest import model_fields
 
 pytestmark = pytest.mark.django_db
-
-
-def _fields(obj: Any) -> dict[str, Any]:
-    return {f.attname: getattr(obj, f.attname) for f in type(obj)._meta.concrete_fields}
 
 
 def test_a_loaded_row_equals_the_orm_instance(start_game: Callable[..., Game]) -> None:
@@ -28,7 +25,7 @@ def test_a_loaded_row_equals_the_orm_instance(start_game: Callable[..., Game]) -
     rows = GAMES.fetch(f"SELECT {GAMES.columns('g')} FROM {GAMES.name} g WHERE g.id = %s", [game.pk])
     loaded = GAMES.load(rows[0])
     orm = Game.objects.get(pk=game.pk)
-    assert _fields(loaded) == _fields(orm)  # JSON decoded, datetimes aware, booleans as bool
+    assert model_fields(loaded) == model_fields(orm)  # JSON decoded, datetimes aware, booleans as bool
     assert isinstance(loaded.state, dict) and isinstance(loaded.private, bool)
     assert loaded._state.adding is False and loaded._state.db == "default"
 
@@ -45,7 +42,7 @@ def test_game_with_seats_fills_seats_and_users_in_one_query(
         names = [s.user.email for s in seats if s.user is not None]
     orm_seats = list(game.seats.select_related("user").order_by("number"))
     assert names == [s.user.email for s in orm_seats if s.user is not None]
-    assert [_fields(s) for s in seats] == [_fields(s) for s in orm_seats]
+    assert [model_fields(s) for s in seats] == [model_fields(s) for s in orm_seats]
     expected = Game.objects.get(pk=game.pk).state
     with django_assert_num_queries(1):  # the deferred state is loaded on access, as with QuerySet.defer
         assert light.state == expected
@@ -57,7 +54,7 @@ def test_the_locking_read_has_every_column(start_game: Callable[..., Game]) -> N
     with transaction.atomic():
         found = game_with_seats(game.pk, lock=True)
     assert found is not None
-    assert _fields(found[0]) == _fields(Game.objects.get(pk=game.pk))
+    assert model_fields(found[0]) == model_fields(Game.objects.get(pk=game.pk))
     assert "state" not in {f.name for f in GAMES_LIGHT.fields}
 
 
@@ -138,7 +135,7 @@ def test_update_matching_changes_only_the_matching_row(start_game: Callable[...,
 def test_token_lookup_finds_active_users_only(user: User) -> None:
     token = ApiToken.issue(user)
     found = ApiToken.user_for(token)
-    assert found is not None and _fields(found) == _fields(User.objects.get(pk=user.pk))
+    assert found is not None and model_fields(found) == model_fields(User.objects.get(pk=user.pk))
     assert ApiToken.user_for(token + "x") is None
     User.objects.filter(pk=user.pk).update(is_active=False)
     assert ApiToken.user_for(token) is None
