@@ -8,6 +8,8 @@
 # Submits: POST /api/games/<id>/actions (end_turn, alternating seats, bearer tokens): 1 connection; 16
 # connections paced at SUBMIT_RATE; 16 connections saturated. One 2-player game per connection, so every
 # submit is legal and carries the right expected_seq.
+# After each scenario, "CPU ms per request" splits the machine's CPU between gunicorn, PostgreSQL, Redis and
+# the rest (wrk, the OS): benchmarks/cpu_share.py.
 # "machine speed" is the seconds a fixed pure-Python loop takes before and after the run: this VM's speed
 # varies up to 2x from one minute to the next, so figures are only comparable at similar speeds.
 set -euo pipefail
@@ -113,7 +115,15 @@ PAGE_RATE=${PAGE_RATE:-150}
 SUBMIT_RATE=${SUBMIT_RATE:-250}
 echo "== warm-up"; wrk -t1 -c2 -d3s -H "Cookie: $COOKIE2" "http://127.0.0.1:$PORT$PAGE2" > /dev/null
 # ONLY=<substring> runs just the matching scenarios (e.g. ONLY=submit).
-run() { [[ -n "${ONLY:-}" && "$1" != *"$ONLY"* ]] && return 0; echo "== $1"; shift; wrk "$@" | tee -a "$OUT/wrk.log" | grep -E "RESULT|Non-2xx" || true; }
+run() {
+  [[ -n "${ONLY:-}" && "$1" != *"$ONLY"* ]] && return 0
+  echo "== $1"; shift
+  $PY -m benchmarks.cpu_share snapshot "$OUT/cpu.json"
+  wrk "$@" > "$OUT/scenario.log" || true
+  cat "$OUT/scenario.log" >> "$OUT/wrk.log"
+  grep -E "RESULT|Non-2xx" "$OUT/scenario.log" || true
+  $PY -m benchmarks.cpu_share report "$OUT/cpu.json" "$(sed -n 's/^RESULT requests=\([0-9]*\).*/\1/p' "$OUT/scenario.log")"
+}
 U="http://127.0.0.1:$PORT"
 run "game page, 2 players, 1 connection" -t1 -c1 -d"$DURATION" -s "$OUT/page.lua" -H "Cookie: $COOKIE2" "$U$PAGE2" -- 0 1
 run "game page, 2 players, 8 connections at $PAGE_RATE/s" -t${PACE_THREADS:-8} -c8 -d"$DURATION" -s "$OUT/page.lua" -H "Cookie: $COOKIE2" "$U$PAGE2" -- "$PAGE_RATE" ${PACE_THREADS:-8}
