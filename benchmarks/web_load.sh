@@ -2,7 +2,8 @@
 # Web load test (issue 3 "Speed it must reach"): gunicorn + PostgreSQL on this machine, driven by wrk.
 # Usage: bash benchmarks/web_load.sh   (needs PostgreSQL on 127.0.0.1:5432 and `wrk`; prints a summary)
 # Environment: DURATION (15s), WORKERS (3 gunicorn sync workers), PAGE_RATE (150/s), SUBMIT_RATE (250/s),
-# ONLY (run only the scenarios whose name contains it), GUNICORN_ARGS (extra gunicorn options).
+# ONLY (run only the scenarios whose name contains it), GUNICORN_ARGS (extra gunicorn options), ARRIVALS
+# (periodic or poisson: how paced scenarios space their requests, see pace.lua below).
 # Pages: GET /games/<id>/ with a session cookie: 1 connection; 8 connections paced at PAGE_RATE; 8
 # connections as fast as they go (saturated).
 # Submits: POST /api/games/<id>/actions (end_turn, alternating seats, bearer tokens): 1 connection; 16
@@ -50,6 +51,12 @@ source "$OUT/page.env"
 GUNICORN=$!
 trap 'kill $GUNICORN 2>/dev/null || true; flush_redis; speed' EXIT
 for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$PORT/" && break; sleep 0.2; done
+case "${ARRIVALS:=periodic}" in
+  periodic) POISSON=false ;;
+  poisson) POISSON=true ;;
+  *) echo "ARRIVALS must be periodic or poisson, not '$ARRIVALS'" >&2; exit 2 ;;
+esac
+echo "== arrivals in paced scenarios: $ARRIVALS"
 cat > "$OUT/pct.lua" <<'LUA'
 function done(summary, latency, requests)
   io.write(string.format("RESULT requests=%d errors=%d rps=%.1f p50=%.2fms p95=%.2fms p99=%.2fms\n",
@@ -61,7 +68,13 @@ LUA
 # Pacing (open loop): with `-- <rate> <connections>` after the script, each connection (one per wrk thread)
 # sends at scheduled times, rate/connections per second, so latency is measured at that load, not at
 # saturation. The clock is clock_gettime(CLOCK_MONOTONIC) through LuaJIT's ffi.
-cat > "$OUT/pace.lua" <<'LUA'
+# ARRIVALS=periodic (default): every connection sends at a fixed interval from a random phase. The
+# streams then keep their relative phases, so the queue repeats every interval and a connection whose phase
+# lands behind others waits about as long on every request (one of 16 connections is 6 % of requests: the
+# p95 depends on how the phases fell). ARRIVALS=poisson: exponential gaps with the same mean (a Poisson
+# stream per connection), as independent players would send; a request due while the connection still
+# waits for its previous answer goes as soon as that answer arrives.
+{ echo "local poisson = $POISSON"; cat <<'LUA'
 local ffi = require("ffi")
 ffi.cdef[[
 typedef struct { long tv_sec; long tv_nsec; } mm_timespec;
@@ -78,11 +91,12 @@ function delay()
   local now = now_ms()
   if next_at == nil then next_at = now + math.random() * interval end
   local wait = next_at - now
-  next_at = next_at + interval
+  if poisson then next_at = next_at - interval * math.log(1 - math.random()) else next_at = next_at + interval end
   if wait < 0 then return 0 end
   return wait
 end
 LUA
+} > "$OUT/pace.lua"
 # Pages: `-- <rate> <connections>` (rate 0: as fast as possible).
 { cat "$OUT/pace.lua"; cat <<'LUA'
 function init(args) pace_init(tonumber(args[1]), tonumber(args[2])) end
