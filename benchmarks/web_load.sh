@@ -2,8 +2,7 @@
 # Web load test (issue 3 "Speed it must reach"): gunicorn + PostgreSQL on this machine, driven by wrk.
 # Usage: bash benchmarks/web_load.sh   (needs PostgreSQL on 127.0.0.1:5432 and `wrk`; prints a summary)
 # Environment: DURATION (15s), WORKERS (3 gunicorn sync workers), PAGE_RATE (150/s), SUBMIT_RATE (250/s),
-# ONLY (run only the scenarios whose name contains it), GUNICORN_ARGS (extra gunicorn options), ARRIVALS
-# (periodic or poisson: how paced scenarios space their requests, see pace.lua below).
+# ONLY (run only the scenarios whose name contains it), GUNICORN_ARGS (extra gunicorn options).
 # Pages: GET /games/<id>/ with a session cookie: 1 connection; 8 connections paced at PAGE_RATE; 8
 # connections as fast as they go (saturated).
 # Submits: POST /api/games/<id>/actions (end_turn, alternating seats, bearer tokens): 1 connection; 16
@@ -51,12 +50,6 @@ source "$OUT/page.env"
 GUNICORN=$!
 trap 'kill $GUNICORN 2>/dev/null || true; flush_redis; speed' EXIT
 for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$PORT/" && break; sleep 0.2; done
-case "${ARRIVALS:=periodic}" in
-  periodic) POISSON=false ;;
-  poisson) POISSON=true ;;
-  *) echo "ARRIVALS must be periodic or poisson, not '$ARRIVALS'" >&2; exit 2 ;;
-esac
-echo "== arrivals in paced scenarios: $ARRIVALS"
 cat > "$OUT/pct.lua" <<'LUA'
 function done(summary, latency, requests)
   io.write(string.format("RESULT requests=%d errors=%d rps=%.1f p50=%.2fms p95=%.2fms p99=%.2fms\n",
@@ -68,13 +61,11 @@ LUA
 # Pacing (open loop): with `-- <rate> <connections>` after the script, each connection (one per wrk thread)
 # sends at scheduled times, rate/connections per second, so latency is measured at that load, not at
 # saturation. The clock is clock_gettime(CLOCK_MONOTONIC) through LuaJIT's ffi.
-# ARRIVALS=periodic (default): every connection sends at a fixed interval from a random phase. The
-# streams then keep their relative phases, so the queue repeats every interval and a connection whose phase
-# lands behind others waits about as long on every request (one of 16 connections is 6 % of requests: the
-# p95 depends on how the phases fell). ARRIVALS=poisson: exponential gaps with the same mean (a Poisson
-# stream per connection), as independent players would send; a request due while the connection still
-# waits for its previous answer goes as soon as that answer arrives.
-{ echo "local poisson = $POISSON"; cat <<'LUA'
+# Each connection starts at a random phase of its interval. Each wrk thread has its own Lua state, and
+# LuaJIT starts every state's math.random from the same seed: unseeded, all connections drew the same phase
+# and sent in bursts (16 submits at once every 64 ms). pace_init therefore seeds each thread from its index
+# (setup()) and the clock.
+cat > "$OUT/pace.lua" <<'LUA'
 local ffi = require("ffi")
 ffi.cdef[[
 typedef struct { long tv_sec; long tv_nsec; } mm_timespec;
@@ -83,7 +74,12 @@ int clock_gettime(int clk_id, mm_timespec *tp);
 local ts = ffi.new("mm_timespec")
 local function now_ms() ffi.C.clock_gettime(1, ts); return tonumber(ts.tv_sec) * 1000 + tonumber(ts.tv_nsec) / 1e6 end
 local interval, next_at = nil, nil
+local threads = 0
+function setup(thread) threads = threads + 1; thread:set("idx", threads) end
 function pace_init(rate, connections)
+  ffi.C.clock_gettime(1, ts)
+  math.randomseed(idx * 1000003 + tonumber(ts.tv_nsec))
+  for _ = 1, 10 do math.random() end
   if rate and rate > 0 then interval = 1000 * connections / rate end
 end
 function delay()
@@ -91,12 +87,11 @@ function delay()
   local now = now_ms()
   if next_at == nil then next_at = now + math.random() * interval end
   local wait = next_at - now
-  if poisson then next_at = next_at - interval * math.log(1 - math.random()) else next_at = next_at + interval end
+  next_at = next_at + interval
   if wait < 0 then return 0 end
   return wait
 end
 LUA
-} > "$OUT/pace.lua"
 # Pages: `-- <rate> <connections>` (rate 0: as fast as possible).
 { cat "$OUT/pace.lua"; cat <<'LUA'
 function init(args) pace_init(tonumber(args[1]), tonumber(args[2])) end
@@ -106,8 +101,6 @@ cat "$OUT/pct.lua"; } > "$OUT/page.lua"
 # for alternating seats), so every submit is legal and carries the right expected_seq.
 { cat "$OUT/pace.lua"; cat <<'LUA'
 dofile("var/bench/games.lua")
-local n = 0
-function setup(thread) n = n + 1; thread:set("idx", n) end
 function init(args)
   local g = games[tonumber(args[1]) + idx]
   gid, seq, active, tok0, tok1 = g.id, g.seq, g.active, g.tok0, g.tok1
