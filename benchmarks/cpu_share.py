@@ -26,11 +26,13 @@ TICK = os.sysconf("SC_CLK_TCK")
 
 
 def _machine_busy() -> float:
-    """Seconds of CPU the whole machine has spent busy since boot (all CPUs, idle and iowait excluded)."""
+    """Seconds of CPU the whole machine has spent busy since boot (all CPUs; idle, iowait and steal
+    excluded)."""
     fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
-    # guest time is already counted in user time (proc(5)): only the first eight fields add up.
-    return (sum(fields[:8]) - idle) / TICK
+    # user, nice, system, idle, iowait, irq, softirq (proc(5)); steal (8th) is time the hypervisor ran
+    # something else, and guest time is already inside user time.
+    user, nice, system, _idle, _iowait, irq, softirq = fields[:7]
+    return (user + nice + system + irq + softirq) / TICK
 
 
 def _process_times() -> dict[int, tuple[str, float]]:
