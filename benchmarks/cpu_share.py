@@ -1,7 +1,7 @@
 """Where the machine's CPU goes during a web load scenario (benchmarks/web_load.sh).
 
 ``python -m benchmarks.cpu_share snapshot FILE`` writes the CPU seconds used so far by the whole machine
-(``/proc/stat``: every state but idle and iowait) and by each group of processes (gunicorn, postgres,
+(``/proc/stat``: every state but idle, iowait and steal) and by each group of processes (gunicorn, postgres,
 redis, everything else) to ``FILE``; ``python -m benchmarks.cpu_share report FILE REQUESTS`` reads that
 snapshot, takes a new one and prints the milliseconds of CPU per request each group used in between, so a
 scenario's cost can be split between the web workers, the database and the rest (wrk, the OS). With
