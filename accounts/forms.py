@@ -8,10 +8,10 @@ from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
 from django.conf import settings
 from django.http import HttpRequest
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 
-from .models import User
+from .models import User, away_period_errors
 
 #: The choices of every notification kind.
 NOTIFY_CHOICES = [("immediate", _("Immediately")), ("digest", _("In a daily digest")), ("off", _("Off"))]
@@ -88,15 +88,14 @@ class NotificationForm(forms.Form):
         return [self[name] for name in self.kind_fields]
 
     def clean(self) -> dict[str, Any]:
-        """Quiet hours need both ends; an away period needs both ends in order."""
+        """Quiet hours need both ends; an away period needs both ends in order, starting at most a year
+        ago and ending at most a year ahead (:func:`accounts.models.away_period_errors`, issue 12)."""
         data = super().clean() or {}
-        if bool(data.get("quiet_start")) != bool(data.get("quiet_end")):
+        if (data.get("quiet_start") is None) != (data.get("quiet_end") is None):
             raise forms.ValidationError(_("Give both ends of your quiet hours, or neither."))
-        start, end = data.get("away_from"), data.get("away_until")
-        if bool(start) != bool(end):
-            raise forms.ValidationError(_("Give both ends of your away period, or neither."))
-        if start and end and end <= start:
-            raise forms.ValidationError(_("The away period must end after it starts."))
+        errors = away_period_errors(data.get("away_from"), data.get("away_until"), timezone.now())
+        if errors:
+            raise forms.ValidationError(errors)
         return data
 
     def save(self) -> User:

@@ -6,11 +6,15 @@ import functools
 import hashlib
 import secrets
 import zoneinfo
+from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser, BaseUserManager
+from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models import Q
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from mastery.rowsql import Table
@@ -31,6 +35,42 @@ NOTIFY_DEFAULTS: dict[str, str] = {
     "started": "immediate",
     "finished": "immediate",
 }
+
+
+#: How far ahead an away period may end, and how far back it may start (issue 12: a period ending in year
+#: 9999 overflowed every deadline computed for the user's seats).
+AWAY_MAX_AHEAD = timedelta(days=366)
+AWAY_MAX_BEHIND = timedelta(days=366)
+#: Absolute bounds the database enforces on stored away periods (``CheckConstraint``), so that no row can
+#: ever hold a timestamp Python cannot read (years 1 and 9999 shifted by a time zone overflow).
+AWAY_STORED_MIN = datetime(2000, 1, 1, tzinfo=UTC)
+AWAY_STORED_MAX = datetime(9000, 1, 1, tzinfo=UTC)
+
+
+def away_period_errors(start: datetime | None, end: datetime | None, now: datetime) -> list[str]:
+    """Why an away period cannot be stored, as translated sentences (empty when it can).
+
+    Args:
+        start, end: the period's ends (aware datetimes in any time zone), both or neither.
+        now: the current time (aware).
+
+    Returns:
+        A list of messages: one end missing, the end not after the start, the start more than
+        :data:`AWAY_MAX_BEHIND` (366 days) ago or the end more than :data:`AWAY_MAX_AHEAD` (366 days) ahead.
+        Source: issue 12 ("every date and time a user can enter is bounded to a sane range").
+    """
+    if start is None and end is None:
+        return []
+    if start is None or end is None:
+        return [str(_("Give both ends of your away period, or neither."))]
+    errors = []
+    if end <= start:
+        errors.append(str(_("The away period must end after it starts.")))
+    if start < now - AWAY_MAX_BEHIND:
+        errors.append(str(_("The away period cannot start more than a year ago.")))
+    if end > now + AWAY_MAX_AHEAD:
+        errors.append(str(_("The away period can end at most a year from now.")))
+    return errors
 
 
 class UserManager(BaseUserManager["User"]):
@@ -75,6 +115,31 @@ class User(AbstractUser):
     USERNAME_FIELD = "email"
     REQUIRED_FIELDS: ClassVar[list[str]] = []
     objects: ClassVar[UserManager] = UserManager()  # type: ignore[assignment]
+
+    class Meta(AbstractUser.Meta):
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(away_from__isnull=True)
+                | Q(away_from__gte=AWAY_STORED_MIN, away_from__lt=AWAY_STORED_MAX),
+                name="user_away_from_in_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(away_until__isnull=True)
+                | Q(away_until__gte=AWAY_STORED_MIN, away_until__lt=AWAY_STORED_MAX),
+                name="user_away_until_in_range",
+            ),
+        ]
+
+    def clean(self) -> None:
+        """Model validation (``full_clean``): the away period is bounded (:func:`away_period_errors`).
+
+        Raises:
+            ValidationError: on ``away_until`` with the reasons.
+        """
+        super().clean()
+        errors = away_period_errors(self.away_from, self.away_until, timezone.now())
+        if errors:
+            raise ValidationError({"away_until": errors})
 
     def __str__(self) -> str:
         return self.name

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -70,9 +71,10 @@ def notifications(request: HttpRequest) -> HttpResponse:
         context = _context(user, ProfileForm(instance=user), notify_form=notify_form)
         return render(request, "accounts/profile.html", context, status=400)
     away = (user.away_from, user.away_until)
-    notify_form.save()
-    if (user.away_from, user.away_until) != away:
-        services.vacation_apply(user=user)
+    with transaction.atomic():  # the settings and the re-timed clocks are stored together or not at all
+        notify_form.save()
+        if (user.away_from, user.away_until) != away:
+            services.vacation_apply(user=user)
     messages.success(request, _("Notification settings saved."))
     return redirect(reverse("accounts:profile") + "#notifications")
 

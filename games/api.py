@@ -19,14 +19,17 @@ from typing import Annotated, Any, Literal, cast
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
-from ninja import NinjaAPI, Schema
+from ninja import NinjaAPI, Path, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
-from ninja.params import P, PathEx
+from ninja.parser import Parser
 from ninja.security import HttpBearer
 from ninja.security import SessionAuth as NinjaSessionAuth
-from pydantic import ConfigDict, Field, StrictInt
+from pydantic import BeforeValidator, ConfigDict, Field, StrictInt, WithJsonSchema
 
 from accounts.models import ApiToken, User
+from games.engine.action_schema import action_json_schema
+from games.forms import json_loads_strict
+from games.messages import service_message
 from games.models import ActionRecord, Game
 from games.selectors import LOG_LENGTH, game_get, game_view, my_games, visible_to
 from games.services import NotFound, ServiceError, action_submit
@@ -91,6 +94,19 @@ class SessionAuth(NinjaSessionAuth):
         return super().__call__(request)
 
 
+class StrictJsonParser(Parser):
+    """ninja's JSON body parser without Python's non-standard ``NaN`` / ``Infinity`` (issue 12); a body
+    that does not parse is ninja's 400 ``bad_request``."""
+
+    def parse_body(self, request: HttpRequest) -> dict[str, Any]:
+        """The request body as JSON (ninja docs "Custom request parsers").
+
+        Raises:
+            ValueError: not strict JSON.
+        """
+        return cast(dict[str, Any], json_loads_strict(request.body))
+
+
 token_auth = TokenAuth()
 session_auth = SessionAuth(csrf=True)
 
@@ -107,6 +123,7 @@ api = NinjaAPI(
     urls_namespace="api",
     openapi_url="/openapi.json",
     auth=[token_auth, session_auth],
+    parser=StrictJsonParser(),
 )
 
 
@@ -191,7 +208,7 @@ class ActionIn(Schema):
         description="the game's `seq` you acted on; a different value is refused with 409 unless "
         "`prompt_key` names a decision still open for you"
     )
-    action: dict[str, Any] = Field(
+    action: Annotated[dict[str, Any], WithJsonSchema(action_json_schema())] = Field(
         description=ACTION_TYPES_DOC,
         examples=[{"type": "end_turn"}, {"type": "advance", "to": "t5", "knights": 6}],
     )
@@ -252,8 +269,10 @@ def _error(
 
 @api.exception_handler(ServiceError)
 def service_error(request: HttpRequest, exc: ServiceError) -> HttpResponse:
-    """A refused write or read (:mod:`games.services`): its own status, code, message and params."""
-    return _error(request, exc.status, exc.code, exc.message, exc.params)
+    """A refused write or read (:mod:`games.services`): its own status and stable code, the translated
+    sentence the page shows for it (:func:`games.messages.service_message`) and its params (an illegal
+    move's stable engine code is ``params.engine_code``)."""
+    return _error(request, exc.status, exc.code, service_message(exc), exc.params)
 
 
 @api.exception_handler(ValidationError)
@@ -308,7 +327,22 @@ def not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
 # Endpoints
 # --------------------------------------------------------------------------------------------------------
 
-GameId = PathEx[int, P(ge=1, le=MAX_INT, description="the game's id")]
+
+def _digits_only(value: Any) -> Any:
+    """Path ids are written in plain decimal digits: pydantic's lax mode would read ``" 1"``, ``"+1"`` or
+    ``"1_0"`` as numbers, and ``/api/games/%201`` must not be game 1 (issue 12).
+
+    Raises:
+        ValueError: a string that is not 1 to 19 ASCII digits.
+    """
+    if isinstance(value, str) and not (value.isascii() and value.isdigit() and len(value) <= 19):
+        raise ValueError("must be written in decimal digits only")
+    return value
+
+
+GameId = Annotated[
+    Annotated[int, BeforeValidator(_digits_only)], Path(ge=1, le=MAX_INT, description="the game's id")
+]
 
 
 def _user(request: HttpRequest) -> User:
@@ -319,7 +353,7 @@ def _game(request: HttpRequest, game_id: int) -> Game:
     """The game, or 404 when it does not exist or is private and the caller has no seat in it."""
     game = game_get(game_id)
     if game is None or not visible_to(game, _user(request)):
-        raise NotFound(_("no such game"), game_id=game_id)
+        raise NotFound("no such game", game_id=game_id)
     return game
 
 

@@ -3,6 +3,7 @@ payload (``docs/game-record.md``)."""
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 from typing import Any
 
@@ -130,6 +131,21 @@ class GameCreateForm(forms.Form):
         return int(Decimal(data["turn_hours"]) * 3600), int(Decimal(data["response_hours"]) * 3600)
 
 
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def json_loads_strict(raw: str | bytes) -> Any:
+    """Parse JSON as RFC 8259 defines it: ``NaN``, ``Infinity`` and ``-Infinity`` (which Python's ``json``
+    accepts) are refused, so no non-finite number reaches the engine (issue 12).
+
+    Raises:
+        ValueError: not JSON (``json.JSONDecodeError``), a non-finite constant, or not UTF-8
+            (``UnicodeDecodeError``).
+    """
+    return json.loads(raw, parse_constant=_refuse_constant)
+
+
 class PayloadError(ValueError):
     """A posted decision form that cannot become an action payload (answered with 400)."""
 
@@ -253,3 +269,45 @@ class StandingOrderForm(forms.Form):
         if data.get("rule") == "pass":
             data["artefact"] = ""
         return data
+
+
+#: The optional rules the archive can filter by (R105–R120).
+ARCHIVE_OPTIONS = ("allegiance", "castle_siege", "cut_throat", "skirmish", "mayhem")
+
+
+class ArchiveFilterForm(forms.Form):
+    """The archive's filters (all optional, from the query string): player count 2..6, part of a player's
+    display name (never an email address: issue 12), an optional rule, rated only. A value that does not
+    validate (NUL bytes, an over-long name, an unknown count or rule) is ignored, as if not given, and
+    :attr:`notices` says so."""
+
+    players = forms.TypedChoiceField(
+        choices=[("", "")] + [(str(n), str(n)) for n in range(2, 7)],
+        coerce=int,
+        empty_value=None,
+        required=False,
+    )
+    player = forms.CharField(max_length=40, required=False, strip=True)
+    option = forms.ChoiceField(choices=[("", ""), *((o, o) for o in ARCHIVE_OPTIONS)], required=False)
+    rated = forms.BooleanField(required=False)
+
+    def filters(self) -> dict[str, Any]:
+        """The valid filters for :func:`games.selectors.archive`: ``players`` (int 2..6 or ``None``),
+        ``player`` (str, at most 40 characters), ``option`` (one of :data:`ARCHIVE_OPTIONS` or ``""``),
+        ``rated`` (bool). Invalid values fall back to these defaults."""
+        self.is_valid()
+        data = self.cleaned_data
+        return {
+            "players": data.get("players"),
+            "player": data.get("player") or "",
+            "option": data.get("option") or "",
+            "rated": bool(data.get("rated")),
+        }
+
+    @property
+    def notices(self) -> list[str]:
+        """One sentence per ignored filter, naming it."""
+        return [
+            _("The filter “%(name)s” was ignored: %(reason)s") % {"name": name, "reason": " ".join(errors)}
+            for name, errors in self.errors.items()
+        ]

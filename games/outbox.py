@@ -101,14 +101,23 @@ def clock(game: Game, deadline_class: str) -> timedelta:
     return timedelta(seconds=game.turn_seconds if deadline_class == "turn" else game.response_seconds)
 
 
+#: The longest any clock may run, vacation pauses included (issue 12: deadlines clamp, never overflow).
+#: Longer than the longest time control (720 hours) plus the longest away period (two years at most).
+MAX_CLOCK = timedelta(days=800)
+
+
 def deadline_for(game: Game, seat: Seat | None, deadline_class: str, opened: datetime) -> datetime:
     """The deadline of a prompt opened at ``opened``: the game's :func:`clock`, paused for the seat's
-    away period if the game allows vacations."""
-    deadline = opened + clock(game, deadline_class)
+    away period if the game allows vacations, and never more than :data:`MAX_CLOCK` after ``opened``.
+
+    Returns:
+        An aware datetime between ``opened`` and ``opened + MAX_CLOCK``; never raises ``OverflowError``.
+    """
+    run = min(clock(game, deadline_class), MAX_CLOCK)
     user = seat.user if seat is not None and seat.user_id is not None else None
     if user is not None and game.allow_vacation:
-        deadline += vacation_pause(user.away_from, user.away_until, opened, deadline)
-    return deadline
+        run += min(vacation_pause(user.away_from, user.away_until, opened, opened + run), MAX_CLOCK)
+    return opened + min(run, MAX_CLOCK)
 
 
 def remind_at(opened: datetime, deadline: datetime) -> datetime:

@@ -81,6 +81,16 @@ def visible_to(game: Game, user: User | Any, invite_token: str | None = None) ->
     return not game.private or seat_of(game, user) is not None or invite_token == game.invite_token
 
 
+def visible_seq(game_id: int, user: User | Any) -> int | None:
+    """The ``seq`` of the game if ``user`` may look at it (:func:`visible_to` without an invite token), in
+    one query; ``None`` both when there is no such game and when it is private and ``user`` has no seat in
+    it, so a caller cannot tell the two apart (issue 12)."""
+    visible = Q(private=False)
+    if getattr(user, "is_authenticated", False):
+        visible |= Q(seats__user=user)
+    return Game.objects.filter(visible, pk=game_id).values_list("seq", flat=True).first()
+
+
 def seat_of(game: Game, user: User | Any) -> int | None:
     """The seat number of ``user`` in ``game`` (``None`` for spectators and anonymous users)."""
     if user is None or not getattr(user, "is_authenticated", False):
@@ -375,8 +385,9 @@ def player_profile(user: User, viewer: User | Any) -> PlayerProfile:
 def archive(
     *, viewer: User | Any, players: int | None = None, player: str = "", option: str = "", rated: bool = False
 ) -> QuerySet[Game]:
-    """Finished games, newest first, filtered by player count, a player's name or email prefix, an
-    optional rule, or rated only; private games only for their players."""
+    """Finished games, newest first, filtered by player count, part of a player's display name (or an
+    imported seat's name; never an email address, issue 12), an optional rule, or rated only; private
+    games only for their players."""
     games = Game.objects.filter(status=Game.Status.FINISHED)
     visible = Q(private=False, imported=False)
     if getattr(viewer, "is_authenticated", False):
@@ -386,7 +397,7 @@ def archive(
         games = games.filter(players=players)
     if player:
         games = games.filter(
-            Q(seats__user__display_name__icontains=player) | Q(seats__user__email__istartswith=player)
+            Q(seats__user__display_name__icontains=player) | Q(seats__guest_name__icontains=player)
         )
     if option in ("castle_siege", "cut_throat", "skirmish", "mayhem"):
         games = games.filter(**{f"options__{option}": True})

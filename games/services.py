@@ -217,7 +217,7 @@ def _lock_with_seats(game_id: int) -> tuple[Game, list[Seat]]:
     """
     found = game_with_seats(game_id, lock=True)
     if found is None:
-        raise NotFound("no such game")
+        raise NotFound("no such game", game_id=game_id)
     return found
 
 
@@ -454,10 +454,12 @@ def action_submit(
         raise BadPayload(exc.message, field=exc.field) from exc
     with transaction.atomic():
         game, seats = _lock_with_seats(game_id)
+        mine = next((s for s in seats if user is not None and s.user_id == user.pk), None)
+        if seat is None and mine is None and game.private:
+            raise NotFound("no such game", game_id=game_id)  # a private game stays unseen (issue 12)
         if game.status != Game.Status.ACTIVE:
             raise Conflict("this game is not in progress")
         if seat is None:
-            mine = next((s for s in seats if user is not None and s.user_id == user.pk), None)
             if mine is None:
                 raise Forbidden("you have no seat in this game")
             seat = mine.number

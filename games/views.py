@@ -8,8 +8,8 @@ result) and polls ``/games/<id>/poll/?seq=N`` (204 while nothing changed). Every
 
 from __future__ import annotations
 
-import json
 from typing import Any
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
@@ -29,7 +29,14 @@ from django_htmx.http import HttpResponseClientRedirect
 from accounts.models import User
 
 from . import notifications, services
-from .forms import GameCreateForm, PayloadError, StandingOrderForm, action_payload
+from .forms import (
+    ArchiveFilterForm,
+    GameCreateForm,
+    PayloadError,
+    StandingOrderForm,
+    action_payload,
+    json_loads_strict,
+)
 from .messages import illegal_message, service_message
 from .models import RATING_POOLS, Game
 from .presenters import page_model, rating_chart
@@ -41,6 +48,7 @@ from .selectors import (
     player_profile,
     replay_view,
     seat_of,
+    visible_seq,
     visible_to,
 )
 from .selectors import archive as select_archive
@@ -229,13 +237,13 @@ def poll(request: HttpRequest, game_id: int) -> HttpResponse:
     ``sig`` (the decision panel's signature) keeps the decision form the player may be filling in when
     their choices did not change.
     """
+    current = visible_seq(game_id, request.user)  # visibility first: 404 alike whatever the parameters
+    if current is None:
+        raise Http404(_("No such game."))
     try:
         seen = int(request.GET.get("seq", ""))
     except ValueError:
         return HttpResponse(_("seq must be a whole number."), status=400, content_type="text/plain")
-    current = Game.objects.filter(pk=game_id).values_list("seq", flat=True).first()
-    if current is None:
-        raise Http404(_("No such game."))
     if current == seen:
         return HttpResponse(status=204)
     game = _load(request, game_id)
@@ -572,7 +580,7 @@ def game_import(request: HttpRequest) -> HttpResponse:
             error = _("This record is too large.")
         else:
             try:
-                data = json.loads(raw)
+                data = json_loads_strict(raw)
                 game = services.game_import(user=_user(request), record=data)
             except (ValueError, UnicodeDecodeError, RecursionError):
                 error = _("This is not JSON.")
@@ -605,21 +613,15 @@ def player(request: HttpRequest, user_id: int) -> HttpResponse:
 
 
 def archive(request: HttpRequest) -> HttpResponse:
-    """Finished games with filters (player count, player, optional rule, rated only), 25 per page."""
-    try:
-        players = int(request.GET.get("players", "") or 0) or None
-    except ValueError:
-        players = None
-    filters = {
-        "players": players,
-        "player": request.GET.get("player", "").strip()[:40],
-        "option": request.GET.get("option", ""),
-        "rated": request.GET.get("rated") == "1",
-    }
-    games = select_archive(viewer=request.user, **filters)  # type: ignore[arg-type]
+    """Finished games with filters (player count, player, optional rule, rated only), 25 per page. A filter
+    that does not validate (:class:`games.forms.ArchiveFilterForm`) is ignored with a notice."""
+    form = ArchiveFilterForm(request.GET)
+    filters = form.filters()
+    games = select_archive(viewer=request.user, **filters)
     page = Paginator(games, 25).get_page(request.GET.get("page"))
-    query = request.GET.copy()
-    query.pop("page", None)
+    query = {k: "1" if v is True else v for k, v in filters.items() if v}  # the pager keeps valid filters
     return render(
-        request, "games/archive.html", {"page": page, "filters": filters, "query": query.urlencode()}
+        request,
+        "games/archive.html",
+        {"page": page, "filters": filters, "query": urlencode(query), "notices": form.notices},
     )

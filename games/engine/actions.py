@@ -308,7 +308,9 @@ def parse_action(payload: Any) -> Action:
         raise InvalidActionPayload("an action must be a JSON object")
     kind = payload.get("type")
     if not isinstance(kind, str) or kind not in ACTION_TYPES:
-        raise InvalidActionPayload(f"unknown action type {kind!r}", "type")
+        known = ", ".join(sorted(ACTION_TYPES))
+        what = "an action needs a 'type'" if kind is None else f"unknown action type {kind!r}"
+        raise InvalidActionPayload(f"{what}; the types are: {known}", "type")
     allowed = _FIELDS[kind]
     extra = set(payload) - allowed - {"type"}
     if extra:

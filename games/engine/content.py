@@ -131,6 +131,37 @@ _CONTENT_CACHE: dict[str, Content] = {}
 _BOARD_CACHE: dict[str, Board] = {}
 
 
+#: Player counts with a shipped map layout (``data/layouts/<n>p.json``, R1: 2–6 players).
+SHIPPED_LAYOUTS = frozenset(range(2, 7))
+
+#: Largest magnitude of any integer read from a setup, layout or content set (a signed 64-bit integer).
+MAX_SETUP_INT = 2**63 - 1
+
+
+def bounded_int(value: Any, low: int, high: int, what: str) -> int:
+    """Read a whole number from untrusted data (setups, records, inline layouts).
+
+    Args:
+        value: an ``int`` (not a ``bool``), or a float with an integral value; strings are refused.
+        low, high: the inclusive range allowed.
+        what: the name used in the error message.
+
+    Returns:
+        The value as an ``int``.
+
+    Raises:
+        ContentError: not a whole number (``NaN``, ``Infinity``, a fraction, text) or outside
+            ``low..high``. Never ``OverflowError`` or ``ValueError`` (issue 12).
+    """
+    if isinstance(value, float) and value.is_integer() and abs(value) <= MAX_SETUP_INT:
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ContentError(f"{what} must be a whole number")
+    if not low <= value <= high:
+        raise ContentError(f"{what} must be between {low} and {high}")
+    return value
+
+
 def _read_data(name: str) -> dict[str, Any]:
     path = resources.files("games.engine").joinpath("data", name)
     try:
@@ -264,6 +295,8 @@ def load_board(spec: int | dict[str, Any], max_homelands: int = 2) -> Board:
             touching two castles or a castle touching more than ``max_homelands`` territories).
     """
     if isinstance(spec, int):
+        if spec not in SHIPPED_LAYOUTS:  # checked before the number is ever formatted into a path
+            raise ContentError("no shipped layout for this player count (R1: 2 to 6 players)")
         key = f"{spec}p"
         if key not in _BOARD_CACHE:
             _BOARD_CACHE[key] = _build_board(_read_data(f"layouts/{spec}p.json"), key, max_homelands)
@@ -276,13 +309,19 @@ def load_board(spec: int | dict[str, Any], max_homelands: int = 2) -> Board:
 
 def _build_board(data: dict[str, Any], key: str, max_homelands: int) -> Board:
     try:
-        players = int(data["players"])
+        players = bounded_int(data["players"], 1, 64, "layout players")
         positions = list(data["positions"])
-        coords = tuple((int(p["q"]), int(p["r"])) for p in positions)
+        coords = tuple(
+            (bounded_int(p["q"], -999, 999, "q"), bounded_int(p["r"], -999, 999, "r")) for p in positions
+        )
         kinds = tuple(str(p["kind"]) for p in positions)
-        layout_vp = tuple(int(p.get("vp", 0)) if p["kind"] == "territory" else 0 for p in positions)
-        seats = {int(p["seat"]): i for i, p in enumerate(positions) if p["kind"] == "castle"}
-    except (KeyError, TypeError, ValueError) as exc:
+        layout_vp = tuple(
+            bounded_int(p.get("vp", 0), 0, 99, "vp") if p["kind"] == "territory" else 0 for p in positions
+        )
+        seats = {
+            bounded_int(p["seat"], 0, 63, "seat"): i for i, p in enumerate(positions) if p["kind"] == "castle"
+        }
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ContentError(f"malformed layout: {exc!r}") from exc
     if sorted(seats) != list(range(players)) or len(set(coords)) != len(coords):
         raise ContentError("layout must have one castle per seat 0..n-1 and distinct coordinates")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import actions as A
-from .content import Board, Content
+from .content import MAX_SETUP_INT, Board, Content, bounded_int
 from .errors import ContentError, ErrorCode, IllegalAction
 from .rng import Rng
 from .state import (
@@ -306,11 +306,10 @@ def normalize_setup(setup: dict[str, Any]) -> dict[str, Any]:
     """
     if not isinstance(setup, dict):
         raise ContentError("setup must be an object")
-    try:
-        players = int(setup["players"])
-        seed = int(setup.get("seed", 0))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ContentError("setup needs integer 'players' and 'seed'") from exc
+    if "players" not in setup:
+        raise ContentError("setup needs integer 'players' and 'seed'")
+    players = bounded_int(setup["players"], 0, 99, "players")
+    seed = bounded_int(setup.get("seed", 0), -MAX_SETUP_INT - 1, MAX_SETUP_INT, "seed")
     options = dict(OPTION_DEFAULTS)
     raw_options = setup.get("options") or {}
     if not isinstance(raw_options, dict):
