@@ -16,6 +16,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal, cast
 
+from annotated_types import Ge, Le
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
@@ -132,6 +133,14 @@ api = NinjaAPI(
 # --------------------------------------------------------------------------------------------------------
 
 
+def _whole_number(value: Any) -> Any:
+    """JSON has one number type, so ``5.0`` is the integer 5 (as JSON Schema's ``integer`` says); ``1.5``,
+    ``true`` and ``"5"`` stay refused by ``StrictInt``."""
+    if isinstance(value, float) and value.is_integer() and abs(value) <= MAX_INT:
+        return int(value)
+    return value
+
+
 class ErrorOut(Schema):
     """Every error response: a stable machine ``error`` code, an English ``message`` and ``params``."""
 
@@ -204,7 +213,7 @@ class ActionIn(Schema):
 
     model_config = ConfigDict(extra="forbid")
 
-    expected_seq: Annotated[StrictInt, Field(ge=0, le=MAX_INT)] = Field(
+    expected_seq: Annotated[StrictInt, Ge(0), Le(MAX_INT), BeforeValidator(_whole_number)] = Field(
         description="the game's `seq` you acted on; a different value is refused with 409 unless "
         "`prompt_key` names a decision still open for you"
     )

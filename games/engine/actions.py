@@ -266,6 +266,8 @@ def _int(payload: dict[str, Any], key: str, optional: bool = False) -> int | Non
     value = payload.get(key)
     if value is None and optional:
         return None
+    if isinstance(value, float) and value.is_integer() and abs(value) < 10**6:
+        value = int(value)  # JSON has one number type: 3.0 is the integer 3 (JSON Schema "integer")
     if not isinstance(value, int) or isinstance(value, bool) or not -(10**6) < value < 10**6:
         raise InvalidActionPayload(f"{key!r} must be an integer", key)
     return value
