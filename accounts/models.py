@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import secrets
 import zoneinfo
@@ -16,8 +15,6 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
-
-from mastery.rowsql import Table
 
 TIME_ZONES = sorted(zoneinfo.available_timezones())
 
@@ -178,26 +175,6 @@ class ApiToken(models.Model):
 
     @classmethod
     def user_for(cls, token: str) -> User | None:
-        """The active user a token belongs to, or ``None`` for an unknown token or an inactive user.
-
-        One pre-built statement (:mod:`mastery.rowsql`): every API request runs it."""
-        users = users_table()
-        rows = users.fetch(_token_lookup(), [cls.hash(token)])
-        user = users.load(rows[0]) if rows else None
-        return user if user is not None and user.is_active else None
-
-
-@functools.cache
-def users_table() -> Table[User]:
-    """The user table's pre-built statements (:mod:`mastery.rowsql`), shared by every hot-path read of
-    users: API tokens, the session's user (``accounts.backends``) and a game's seats (``games.rows``)."""
-    return Table(User)
-
-
-@functools.cache
-def _token_lookup() -> str:
-    users = users_table()
-    return (
-        f"SELECT {users.columns('u')} FROM {users.name} u "
-        f"JOIN {Table(ApiToken).name} t ON t.user_id = u.id WHERE t.digest = %s"
-    )
+        """The active user a token belongs to, or ``None`` for an unknown token or an inactive user (one
+        query)."""
+        return User.objects.filter(api_tokens__digest=cls.hash(token), is_active=True).first()

@@ -308,6 +308,7 @@ class ArchiveFilterForm(forms.Form):
     def notices(self) -> list[str]:
         """One sentence per ignored filter, naming it."""
         return [
-            _("The filter “%(name)s” was ignored: %(reason)s") % {"name": name, "reason": " ".join(str(e) for e in errors)}
+            _("The filter “%(name)s” was ignored: %(reason)s")
+            % {"name": name, "reason": " ".join(str(e) for e in errors)}
             for name, errors in self.errors.items()
         ]

@@ -22,11 +22,8 @@ from django.db import transaction
 
 from games import engine
 from games.models import Game, Notification, Prompt, Seat
-from mastery.rowsql import Batch, Table
 
 log = logging.getLogger(__name__)
-
-_NOTIFICATIONS = Table(Notification)
 
 #: Engine prompt kind -> notification kind. Every turn-level step shares one key per turn (one email per
 #: turn); the remaining kinds (``may_discard``, ``insight_order``, ``prosperity``, ``fear``) are "choice".
@@ -136,7 +133,6 @@ def queue_write(
     finished: bool = False,
     timed_out: tuple[engine.Prompt, bool] | None = None,
     stand_ins: Collection[int] = (),
-    batch: Batch | None = None,
 ) -> int:
     """Queue the notifications a game write causes (inside the write's transaction) and send them after
     commit.
@@ -146,7 +142,6 @@ def queue_write(
             seat whose player just acted on a page: they are looking at the game) and bot-played seats.
         timed_out: the prompt whose timeout action was applied and whether the seat is now absent.
         started / finished: the game started or ended with this write (everyone seated is told).
-        batch: insert the rows with the caller's other writes (:class:`mastery.rowsql.Batch`).
 
     Returns:
         How many rows were offered (duplicates by dedupe key are skipped by the database).
@@ -180,7 +175,7 @@ def queue_write(
         for seat in users:
             add(seat, Notification.Kind.FINISHED, "end", {})
     if rows:
-        _NOTIFICATIONS.insert(rows, ignore_conflicts=True, batch=batch)
+        Notification.objects.bulk_create(rows, ignore_conflicts=True)
         transaction.on_commit(partial(enqueue_send, game.pk))
     return len(rows)
 

@@ -18,10 +18,12 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from django.conf import settings
+from django.db import transaction
 from openskill.models import PlackettLuce
 
 from games import engine
 from games.models import Game, Rating, RatingChange, Seat
+from games.store import game_lock, game_state
 
 #: The model every rating uses (OpenSkill defaults: mu 25, sigma 25/3, beta 25/6, tau 25/300).
 MODEL = PlackettLuce()
@@ -123,15 +125,11 @@ def rate_game(game: Game, seats: Sequence[Seat], state: engine.GameState, now: d
 def rate_finished(*, game_id: int) -> bool:
     """Rate a finished game if it has not been rated yet (for a re-run finishing task or a backfill); under
     the game's row lock. Returns whether ratings changed (``False`` also for a game that no longer exists)."""
-    from django.db import transaction
-
-    from games.services import NotFound, _lock_with_seats, game_state
-
     with transaction.atomic():
-        try:
-            game, seats = _lock_with_seats(game_id)
-        except NotFound:
+        found = game_lock(game_id)
+        if found is None:
             return False
+        game, seats = found
         if game.status != Game.Status.FINISHED or not game.state_hash:
             return False
         return rate_game(game, seats, game_state(game), game.finished_at or game.updated_at)

@@ -29,8 +29,7 @@ from games.models import (
     Seat,
     Snapshot,
 )
-from games.rows import game_with_seats
-from games.services import game_state, record_apply
+from games.store import game_load, game_state, record_apply
 
 LOG_LENGTH = 40
 
@@ -68,11 +67,10 @@ class GameView:
 
 
 def game_get(game_id: int) -> Game | None:
-    """The game with its seats and their users (one query: :func:`games.rows.game_with_seats`), or
-    ``None``. The large ``state`` and ``setup`` columns are deferred: :func:`games.services.game_state`
-    reads the state only on a cache miss."""
-    found = game_with_seats(game_id, lock=False)
-    return None if found is None else found[0]
+    """The game with its seats and their users (:func:`games.store.game_load`), or ``None``. The large
+    ``state`` and ``setup`` columns are deferred: :func:`games.store.game_state` reads the state only on a
+    cache miss."""
+    return game_load(game_id)
 
 
 def visible_to(game: Game, user: User | Any, invite_token: str | None = None) -> bool:

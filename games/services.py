@@ -22,12 +22,12 @@ from django.utils import timezone
 from accounts.models import User
 from games import engine
 from games.engine.rng import Rng
-from games.models import TIME_CONTROLS, ActionRecord, Game, Prompt, Seat, Snapshot, StandingOrder
+from games.models import TIME_CONTROLS, ActionRecord, Game, Prompt, Seat, StandingOrder
 from games.outbox import clock, deadline_for, queue_write, remind_at
 from games.ratings import rate_game
-from games.rows import GAMES, game_with_seats
 from games.standing import standing_answer
-from mastery.rowsql import Batch, Table
+from games.store import NotStarted, game_lock, move_save, record_apply
+from games.store import game_state as stored_state
 
 from .bots import bot_action
 
@@ -102,33 +102,16 @@ class SubmitResult:
     records: list[ActionRecord] = field(default_factory=list)
 
 
-# --------------------------------------------------------------------------------------------------------
-# State cache: the engine never mutates a state, so a parsed state can be shared by requests of a process.
-# --------------------------------------------------------------------------------------------------------
-
-_STATE_CACHE: dict[int, tuple[str, engine.GameState]] = {}
-
-
 def game_state(game: Game) -> engine.GameState:
-    """Return the engine state of a started game (cached per process by ``state_hash``).
+    """The engine state of a started game (:func:`games.store.game_state`, cached per process).
 
     Raises:
         Conflict: the game has not started.
     """
-    if not game.state_hash:
-        raise Conflict("the game has not started")
-    cached = _STATE_CACHE.get(game.pk)
-    if cached is not None and cached[0] == game.state_hash:
-        return cached[1]
-    state = engine.from_dict(game.state)  # one extra query when ``state`` was deferred
-    if len(_STATE_CACHE) > 2000:
-        _STATE_CACHE.clear()
-    _STATE_CACHE[game.pk] = (game.state_hash, state)
-    return state
-
-
-def _remember(game: Game, state: engine.GameState) -> None:
-    _STATE_CACHE[game.pk] = (game.state_hash, state)
+    try:
+        return stored_state(game)
+    except NotStarted as exc:
+        raise Conflict("the game has not started") from exc
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -188,9 +171,6 @@ def game_create(
     return game
 
 
-_RECORDS = Table(ActionRecord)
-_SNAPSHOTS = Table(Snapshot)
-_PROMPTS = Table(Prompt)
 #: Prompt columns written when a row is reused for another prompt, and when a turn changes step.
 _PROMPT_FIELDS = [
     "seat",
@@ -202,12 +182,10 @@ _PROMPT_FIELDS = [
     "deadline_at",
     "remind_at",
 ]
-_STEP_FIELDS = ["kind", "deadline_class", "timeout_action"]
 
 
 def _lock_with_seats(game_id: int) -> tuple[Game, list[Seat]]:
-    """Lock the game row and read it with its seats and their users in one statement
-    (:func:`games.rows.game_with_seats`).
+    """Lock the game row and read it with its seats and their users (:func:`games.store.game_lock`).
 
     Returns:
         The game and its seats ordered by number (each seat's ``game`` and ``user`` already loaded).
@@ -215,7 +193,7 @@ def _lock_with_seats(game_id: int) -> tuple[Game, list[Seat]]:
     Raises:
         NotFound: no such game.
     """
-    found = game_with_seats(game_id, lock=True)
+    found = game_lock(game_id)
     if found is None:
         raise NotFound("no such game", game_id=game_id)
     return found
@@ -651,39 +629,17 @@ def _store(
     projected from (``None`` when there are none yet: the game starts); ``actor`` the seat whose player
     acted on a page (not emailed about what they see); ``timed_out`` the prompt a timeout answered."""
     now = timezone.now()
-    state, records = applied.state, applied.records
-    # The writes below go to the database together (one statement on PostgreSQL: mastery.rowsql.Batch).
-    batch = Batch()
-    if records:
-        _RECORDS.insert(records, batch=batch)
-        game.seq = records[-1].seq
-    game.state = engine.to_dict(state)
-    # The last record already carries the hash of the final state: serialise the state once less.
-    game.state_hash = records[-1].state_hash if records else engine.state_hash(state)
-    if applied.snapshots:
-        _SNAPSHOTS.insert(
-            [
-                Snapshot(game=game, seq=seq, state=engine.to_dict(s), state_hash=engine.state_hash(s))
-                for seq, s in applied.snapshots
-            ],
-            batch=batch,
-        )
+    state = applied.state
     if state.winners:
         game.status = Game.Status.FINISHED
         game.finished_at = now
         game.winners = list(state.winners)
-        vp = engine.victory_points(state)
-        # Winners share first place (R109: a whole Allegiance team wins), then the rest by VP; equal VP share.
-        place = {
-            n: (n not in state.winners, 0 if n in state.winners else -vp[n]) for n in range(state.num_players)
-        }
-        for seat in seats:
-            seat.final_vp = vp[seat.number]
-            seat.final_rank = 1 + sum(1 for other in place.values() if other < place[seat.number])
-        Seat.objects.bulk_update(seats, ["final_vp", "final_rank"])
+        _final_places(state, seats)
+    opened = _sync_prompts(game, state, now, previous, seats)  # may pause or resume the turn clock
+    fields = _WRITTEN_FIELDS if previous is None else _MOVE_FIELDS
+    move_save(game, state, applied.records, applied.snapshots, fields)
+    if state.winners:
         rate_game(game, seats, state, now)  # same transaction, exactly once (issue 5)
-    opened = _sync_prompts(game, state, now, previous, seats, batch)  # may pause or resume the turn clock
-    GAMES.update(game, _WRITTEN_FIELDS if previous is None else _MOVE_FIELDS, batch=batch)
     queue_write(
         game=game,
         seats=seats,
@@ -694,10 +650,20 @@ def _store(
         finished=bool(state.winners) and (previous is None or not previous.winners),
         timed_out=timed_out,
         stand_ins=_stand_ins(seats),
-        batch=batch,
     )
-    batch.run()
-    _remember(game, state)
+
+
+def _final_places(state: engine.GameState, seats: list[Seat]) -> None:
+    """Store each seat's final VP and place: winners share first place (R109: a whole Allegiance team
+    wins), then the rest by VP; equal VP share a place."""
+    vp = engine.victory_points(state)
+    place = {
+        n: (n not in state.winners, 0 if n in state.winners else -vp[n]) for n in range(state.num_players)
+    }
+    for seat in seats:
+        seat.final_vp = vp[seat.number]
+        seat.final_rank = 1 + sum(1 for other in place.values() if other < place[seat.number])
+    Seat.objects.bulk_update(seats, ["final_vp", "final_rank"])
 
 
 def _sync_prompts(
@@ -706,7 +672,6 @@ def _sync_prompts(
     now: Any,
     previous: engine.GameState | None,
     seats: list[Seat],
-    batch: Batch,
 ) -> list[engine.Prompt]:
     """Project ``engine.pending()`` into Prompt rows, keeping the opening time (and so the deadline) of
     prompts still open. Prompt rows are only ever written here, under the game's row lock, from the
@@ -732,9 +697,9 @@ def _sync_prompts(
     for k, old in existing.items():
         p = wanted.get(k)
         if p is not None and (old.kind, old.timeout_action) != (p.kind, p.timeout_action):
-            row = Prompt(kind=p.kind, deadline_class=p.deadline, timeout_action=p.timeout_action.to_dict())
-            same = {"game": game.pk, "seat": p.seat, "key": p.key}
-            _PROMPTS.update_matching(row, _STEP_FIELDS, same, batch=batch)
+            Prompt.objects.filter(game=game, seat=p.seat, key=p.key).update(
+                kind=p.kind, deadline_class=p.deadline, timeout_action=p.timeout_action.to_dict()
+            )
     by_number = {s.number: s for s in seats}
     opened = [p for k, p in wanted.items() if k not in existing]
     new = []
@@ -759,27 +724,22 @@ def _sync_prompts(
                 remind_at=remind_at(opened_at, deadline),
             )
         )
-    # A closed prompt's row is reused for an opened one (one UPDATE instead of a DELETE and an INSERT: the
-    # common case is one turn handing over to the next); the rest are deleted or inserted.
-    reused = min(len(stale), len(new))
-    for (seat, key), row in zip(stale[:reused], new[:reused], strict=True):
-        _PROMPTS.update_matching(
-            row, _PROMPT_FIELDS, {"game": game.pk, "seat": seat, "key": key}, batch=batch
-        )
-    gone = [{"game": game.pk, "seat": seat, "key": key} for seat, key in stale[reused:]]
-    _PROMPTS.delete_matching(gone, batch=batch)
-    _PROMPTS.insert(new[reused:], batch=batch)
+    # The common write hands one prompt over to the next (one turn to the next): the closed prompt's row is
+    # reused (one UPDATE). Otherwise the closed rows go in one DELETE and the opened in one INSERT, so the
+    # statements per write stay the same whatever the number of players.
+    if len(stale) == len(new) == 1:
+        (seat, key), row = stale[0], new[0]
+        fields = {name: getattr(row, name) for name in _PROMPT_FIELDS}
+        Prompt.objects.filter(game=game, seat=seat, key=key).update(**fields)
+        return opened
+    if stale:
+        gone = Q()
+        for seat, key in stale:
+            gone |= Q(seat=seat, key=key)
+        Prompt.objects.filter(gone, game=game).delete()
+    if new:
+        Prompt.objects.bulk_create(new)
     return opened
-
-
-def record_apply(state: engine.GameState, record: ActionRecord) -> engine.GameState:
-    """The state after a stored record (a system record without a seat acts for the active seat).
-
-    Raises:
-        engine.IllegalAction, engine.InvalidActionPayload: the record no longer applies.
-    """
-    seat = record.seat if record.seat is not None else state.active
-    return engine.apply(state, seat, engine.parse_action(record.payload)).state
 
 
 def game_verify(*, game_id: int) -> tuple[bool, str]:

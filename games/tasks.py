@@ -7,7 +7,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.utils import timezone
 
-from games import notifications, outbox, services
+from games import notifications, outbox, ratings, services
 
 
 @shared_task(acks_late=True)  # type: ignore[untyped-decorator]  # celery ships no type hints
@@ -44,6 +44,4 @@ def game_rate(game_id: int) -> bool:
     """Rate a finished game if it has not been rated (games are rated in the transaction that ends them;
     this re-runnable task is for backfills and repairs). Returns whether ratings changed; a second run
     changes nothing (issue 5)."""
-    from games import ratings
-
     return ratings.rate_finished(game_id=game_id)

@@ -99,9 +99,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 elif env_bool("DB_SERVER_SIDE_BINDING", True):
     # PostgreSQL: psycopg sends parameters separately (no large JSON literals in the SQL text for the
     # server to scan) and prepares a statement after its 5th run on a connection, so the statements every
-    # request repeats (mastery.rowsql) skip parsing and planning (psycopg docs "Prepared statements";
-    # Django turns them off unless OPTIONS asks). Set DB_SERVER_SIDE_BINDING=0 behind a transaction-mode
-    # PgBouncer.
+    # request repeats (the ORM builds the same SQL text each time) skip parsing and planning (psycopg docs
+    # "Prepared statements"; Django turns them off unless OPTIONS asks). Set DB_SERVER_SIDE_BINDING=0
+    # behind a transaction-mode PgBouncer.
     _prepare = env_int("DB_PREPARE_THRESHOLD", 5)  # a negative value: never prepare
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {"server_side_binding": True, "prepare_threshold": _prepare if _prepare >= 0 else None}
@@ -112,8 +112,8 @@ AUTH_USER_MODEL = "accounts.User"
 # Django's and allauth's backends with a pre-built user lookup (accounts/backends.py). A session names the
 # backend that logged it in, so renaming these logs everyone out once.
 AUTHENTICATION_BACKENDS = [
-    "accounts.backends.ModelBackend",
-    "accounts.backends.AuthenticationBackend",
+    "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",
 ]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
