@@ -11,6 +11,8 @@ from django.http import HttpRequest
 from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 
+from games.models import Notification
+
 from .models import User, away_period_errors
 
 #: The choices of every notification kind.
@@ -61,8 +63,6 @@ class NotificationForm(forms.Form):
     )
 
     def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
-        from games.models import Notification
-
         initial = {
             "quiet_start": user.quiet_start,
             "quiet_end": user.quiet_end,

@@ -15,6 +15,10 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.i18n import set_language
 
+from games import services
+from games.models import Notification
+from games.notifications import LinkError, unsubscribe_load
+
 from .forms import NotificationForm, ProfileForm
 from .models import ApiToken, User
 
@@ -62,8 +66,6 @@ def _context(user: User, form: ProfileForm, **extra: object) -> dict[str, object
 def notifications(request: HttpRequest) -> HttpResponse:
     """Save the notification settings; a changed away period re-times the clocks of open decisions in
     games that allow vacations (:func:`games.services.vacation_apply`). Invalid input: 400, nothing saved."""
-    from games import services
-
     user = request.user
     assert isinstance(user, User)
     notify_form = NotificationForm(request.POST, user=user)
@@ -96,9 +98,6 @@ def token_create(request: HttpRequest) -> HttpResponse:
 def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
     """Turn off one kind of notification email from its ``List-Unsubscribe`` link: GET asks, POST (from
     the page or a mail client's one-click, RFC 8058) sets that kind to "off". An invalid token is a 400."""
-    from games.models import Notification
-    from games.notifications import LinkError, unsubscribe_load
-
     try:
         user, kind = unsubscribe_load(token)
     except LinkError:

@@ -113,8 +113,8 @@ def _end_turn(game_id: int, seats: dict[int, Any]) -> float:
 
 def bench_overhead(rounds: int) -> dict[str, Any]:
     """Submit time with the outbox as in production, with rows but no publish, and with no outbox."""
-    from games import outbox, services
     from games.models import Notification
+    from games.services import outbox, play
 
     def no_rows(**_kwargs: Any) -> int:
         return 0
@@ -126,14 +126,14 @@ def bench_overhead(rounds: int) -> dict[str, Any]:
     from django.conf import settings as django_settings
 
     # The web process's production path: after commit the task is handed to the background publisher
-    # thread (games.outbox._Publisher). That thread resolves the Celery app as the default app, so the
-    # benchmark's Redis-publishing app is made the default too.
+    # thread (games.services.outbox._Publisher). That thread resolves the Celery app as the default app,
+    # so the benchmark's Redis-publishing app is made the default too.
     current_app._get_current_object().set_default()
     variants: dict[str, list[Any]] = {
         "thread": [mock.patch.object(django_settings, "CELERY_TASK_ALWAYS_EAGER", False)],
         "full": [],
         "rows_only": [mock.patch.object(outbox, "enqueue_send", no_publish)],
-        "outbox_off": [mock.patch.object(services, "queue_write", no_rows)],
+        "outbox_off": [mock.patch.object(play, "queue_write", no_rows)],
     }
     games = _games([2] * 12, "o")
     times: dict[str, list[float]] = {name: [] for name in variants}

@@ -33,9 +33,11 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from accounts.models import User
-from games.log import _art
+from games import services
+from games.log import artefact_name
 from games.models import Game, Notification, Prompt
-from games.outbox import DECISION_KINDS
+from games.selectors import game_get, game_view
+from games.services.outbox import DECISION_KINDS
 
 log = logging.getLogger(__name__)
 
@@ -201,7 +203,6 @@ def _place(view: dict[str, Any], pos: str) -> str:
 def content_for(n: Notification, user: User, now: datetime, prompt: Prompt | None) -> EmailContent:
     """Build the email content of one notification from the recipient's own view of the game (call inside
     ``translation.override(user.language)``)."""
-    from games.selectors import game_get, game_view
 
     game = game_get(n.game_id) if n.game_id is not None else None
     assert game is not None
@@ -299,7 +300,7 @@ def _decision_details(
     battle = view.get("battle")
     window = view.get("window")
     if prompt_kind == "response" and window is not None:
-        arts = ", ".join(_art(t) for t in window["targets"])
+        arts = ", ".join(artefact_name(t) for t in window["targets"])
         out.append(
             _("%(who)s uses %(artefacts)s. Do you play Fracture on it? Answer on the game page, or pass.")
             % {"who": names.get(window["opener"], "?"), "artefacts": arts}
@@ -585,8 +586,6 @@ def link_act(token: str) -> tuple[Game, str]:
         LinkError: invalid, expired or used. :class:`games.services.ServiceError`: the decision was already
         made (409) or the rules refuse the answer now (422); nothing is changed and the link stays unused.
     """
-    from games import services
-
     with transaction.atomic():
         n, action = link_load(token)
         n = (

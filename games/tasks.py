@@ -7,7 +7,8 @@ from __future__ import annotations
 from celery import shared_task
 from django.utils import timezone
 
-from games import notifications, outbox, ratings, services
+from games import notifications, services
+from games.services import outbox, ratings
 
 
 @shared_task(acks_late=True)  # type: ignore[untyped-decorator]  # celery ships no type hints

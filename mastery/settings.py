@@ -238,7 +238,7 @@ CELERY_BEAT_SCHEDULE = {
     "outbox-sweep": {"task": "games.tasks.outbox_sweep", "schedule": float(OUTBOX_SWEEP_INTERVAL)},
 }
 #: Seconds the web process's publisher thread waits after a commit before publishing one
-#: ``notifications_send`` task for every game that committed meanwhile (games.outbox._Publisher).
+#: ``notifications_send`` task for every game that committed meanwhile (games.services.outbox._Publisher).
 OUTBOX_PUBLISH_LINGER = env_int("OUTBOX_PUBLISH_LINGER_MS", 200) / 1000
 # Redis redelivers a task a killed worker had taken after this many seconds (acks_late); the outbox sweep
 # sends its rows within a minute anyway.

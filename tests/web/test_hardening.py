@@ -22,7 +22,7 @@ from games.engine.bot import choose
 from games.engine.rng import Rng
 from games.messages import service_message
 from games.models import Game, Prompt
-from games.outbox import MAX_CLOCK, deadline_for
+from games.services.outbox import MAX_CLOCK, deadline_for
 
 from .conftest import create_started_game, create_user, seat_users
 

@@ -219,12 +219,14 @@ def test_every_engine_error_code_has_a_translated_sentence() -> None:
 
 
 def test_every_fixed_service_error_has_a_translated_sentence() -> None:
-    """Pages show :func:`games.messages.service_message`: every literal message ``games/services.py`` raises
-    must be in :data:`games.messages.SERVICE_MESSAGES`."""
-    tree = ast.parse((ROOT / "games" / "services.py").read_text(encoding="utf-8"))
+    """Pages show :func:`games.messages.service_message`: every literal message a module of
+    ``games/services/`` raises must be in :data:`games.messages.SERVICE_MESSAGES`."""
+    trees = [
+        ast.parse(p.read_text(encoding="utf-8")) for p in sorted((ROOT / "games" / "services").glob("*.py"))
+    ]
     errors = {"ServiceError", "NotFound", "Forbidden", "Conflict", "StaleState", "BadPayload", "Illegal"}
     raised = set()
-    for node in ast.walk(tree):
+    for node in (n for tree in trees for n in ast.walk(tree)):
         if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
             func = node.exc.func
             name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")

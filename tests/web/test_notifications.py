@@ -33,11 +33,12 @@ from django.utils import timezone
 from pytest_django import DjangoCaptureOnCommitCallbacks, Settings
 
 from accounts.models import User
-from games import engine, notifications, outbox, services, tasks
+from games import engine, notifications, services, tasks
 from games.engine import actions as A
 from games.engine.bot import choose
 from games.engine.rng import Rng
 from games.models import ActionRecord, Game, Notification, Prompt, Seat, StandingOrder
+from games.services import outbox
 from games.standing import standing_answer, used_against
 from tests.engine import fixtures as F
 

@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from games import notifications, outbox, tasks
+from games import notifications, tasks
+from games.services import outbox
 
 
 def test_publishing_happens_off_the_request_thread_once_per_waiting_game(

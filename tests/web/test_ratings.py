@@ -29,11 +29,12 @@ from django.utils import timezone
 from openskill.models import PlackettLuce
 
 from accounts.models import User
-from games import engine, ratings, services
+from games import engine, services
 from games.engine.bot import choose
 from games.engine.rng import Rng
 from games.models import ActionRecord, Game, Prompt, Rating, RatingChange, Seat
 from games.selectors import leaderboard, player_profile
+from games.services import play, ratings
 from tests.engine import fixtures
 
 from .conftest import create_started_game, create_user, seat_users, state_of
@@ -112,7 +113,7 @@ def steady_bots(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         assert action is not None
         return action
 
-    monkeypatch.setattr(services, "bot_action", bot_action)
+    monkeypatch.setattr(play, "bot_action", bot_action)
     yield
 
 
@@ -204,7 +205,8 @@ def assert_rated_as(
 
 
 def finished_row(players: int, users: list[User], *, imported: bool = False, **extra: Any) -> Game:
-    """A finished Game row with one user per seat (for :func:`games.ratings.rate_game` on a built state)."""
+    """A finished Game row with one user per seat (for :func:`games.services.ratings.rate_game` on a built
+    state)."""
     game = Game.objects.create(
         title="Built",
         created_by=users[0],
@@ -465,7 +467,7 @@ def test_ratings_are_written_in_the_transaction_that_ends_the_game(monkeypatch: 
         real(*args, **kwargs)
         raise RuntimeError("rating failed")
 
-    monkeypatch.setattr("games.services.rate_game", broken)
+    monkeypatch.setattr("games.services.play.rate_game", broken)
     game = create_started_game(humans=2, seed=21, options={"skirmish": True})
     with pytest.raises(RuntimeError):
         finish_game(game, 21)
@@ -473,7 +475,7 @@ def test_ratings_are_written_in_the_transaction_that_ends_the_game(monkeypatch: 
     assert game.status == Game.Status.ACTIVE and not game.winners
     assert ActionRecord.objects.filter(game=game).count() == game.seq
     assert not Rating.objects.exists() and not RatingChange.objects.exists()
-    monkeypatch.setattr("games.services.rate_game", real)
+    monkeypatch.setattr("games.services.play.rate_game", real)
     game = finish_game(game, 21)
     assert game.status == Game.Status.FINISHED
     assert RatingChange.objects.filter(game=game).count() == 4

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
+from celery import current_app
 from django.conf import settings
 from django.db import transaction
 
@@ -187,24 +188,25 @@ def enqueue_send(game_id: int | None) -> None:
     adds nothing to the request that committed; eagerly (the embedded default) it runs here. If the broker
     is down, or the process dies first, the rows stay pending and the minute's outbox sweep sends them;
     a failure is logged, never raised into the request that caused it."""
-    from django.conf import settings
-
     if settings.CELERY_TASK_ALWAYS_EAGER:
         _publish([game_id])
     else:
         _PUBLISHER.put(game_id)
 
 
+#: The Celery task that sends a game's due notifications (``games.tasks.notifications_send``), named rather
+#: than imported: the tasks are an entry point above the services (architecture §1).
+SEND_TASK = "games.tasks.notifications_send"
+
+
 def _publish(game_ids: list[int | None]) -> None:
     """Publish one ``notifications_send`` task for ``game_ids`` (one game: ``game_id``; several: ``game_ids``;
-    ``[None]``: every game). Never raises: a broker failure is logged and the outbox sweep sends later."""
-    from games import tasks
-
+    ``[None]``: every game). The task is looked up by name in the Celery app's registry, so an eager app
+    (the embedded default) runs it here. Never raises: a broker failure is logged and the outbox sweep sends
+    later."""
+    kwargs: dict[str, Any] = {"game_id": game_ids[0]} if len(game_ids) == 1 else {"game_ids": game_ids}
     try:
-        if len(game_ids) == 1:
-            tasks.notifications_send.delay(game_ids[0])
-        else:
-            tasks.notifications_send.delay(game_ids=game_ids)
+        current_app.signature(SEND_TASK, kwargs=kwargs).delay()
     except Exception:
         log.warning("could not enqueue notifications of games %s; the outbox sweep will send them", game_ids)
 
@@ -235,8 +237,6 @@ class _Publisher:
         self._queue.put(game_id)
 
     def _run(self) -> None:
-        from django.conf import settings
-
         while True:
             batch = [self._queue.get()]
             time.sleep(settings.OUTBOX_PUBLISH_LINGER)

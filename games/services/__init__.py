@@ -1,0 +1,67 @@
+"""Every write to a game (architecture §3), one module per capability: :mod:`~games.services.lobby`,
+:mod:`~games.services.play`, :mod:`~games.services.projection` (prompts and deadlines),
+:mod:`~games.services.history` (verifying and importing records), :mod:`~games.services.orders` (standing
+orders), :mod:`~games.services.ratings` and :mod:`~games.services.outbox` (notification rows).
+
+Each write runs in ``transaction.atomic()`` with the game row locked (``select_for_update``), checks
+``expected_seq`` (or an open prompt key), lets the engine judge, then stores the new state, its
+``ActionRecord`` rows, the Prompt projection and the outbox rows together. Functions are keyword-only and
+named ``<noun>_<verb>``. Errors are :class:`ServiceError` subclasses with the HTTP status to answer with;
+nothing is written when one is raised. This package re-exports the public names, so callers write
+``from games import services`` and ``services.action_submit(...)``.
+"""
+
+from games.services.errors import BadPayload, Conflict, Forbidden, Illegal, NotFound, ServiceError, StaleState
+from games.services.history import IMPORT_MAX_ACTIONS, game_import, game_verify
+from games.services.lobby import (
+    game_cancel,
+    game_create,
+    game_start,
+    seat_join,
+    seat_leave,
+    seats_fill_with_bots,
+)
+from games.services.locks import game_state
+from games.services.orders import standing_order_add, standing_order_delete
+from games.services.play import (
+    MAX_BOT_ACTIONS,
+    PARALLEL_KINDS,
+    SubmitResult,
+    action_submit,
+    deadlines_sweep,
+    prompt_answer,
+    prompt_expire,
+    seat_return,
+)
+from games.services.projection import vacation_apply
+
+__all__ = [
+    "IMPORT_MAX_ACTIONS",
+    "MAX_BOT_ACTIONS",
+    "PARALLEL_KINDS",
+    "BadPayload",
+    "Conflict",
+    "Forbidden",
+    "Illegal",
+    "NotFound",
+    "ServiceError",
+    "StaleState",
+    "SubmitResult",
+    "action_submit",
+    "deadlines_sweep",
+    "game_cancel",
+    "game_create",
+    "game_import",
+    "game_start",
+    "game_state",
+    "game_verify",
+    "prompt_answer",
+    "prompt_expire",
+    "seat_join",
+    "seat_leave",
+    "seat_return",
+    "seats_fill_with_bots",
+    "standing_order_add",
+    "standing_order_delete",
+    "vacation_apply",
+]

@@ -1,0 +1,180 @@
+"""The lobby: opening a table, taking and leaving seats, filling seats with bots, cancelling and starting
+a game (R18–R25 through the engine)."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import User
+from games import engine
+from games.engine.rng import Rng
+from games.models import TIME_CONTROLS, Game, Seat
+from games.services.errors import BadPayload, Conflict, Forbidden
+from games.services.locks import lock_game
+from games.services.play import (
+    bots_run,
+    move_store,
+    stand_ins,
+)
+
+
+def game_create(
+    *,
+    user: User,
+    title: str,
+    players: int,
+    options: dict[str, Any] | None = None,
+    time_control: str = "daily",
+    turn_seconds: int | None = None,
+    response_seconds: int | None = None,
+    private: bool = False,
+    content: str = "default",
+    allow_vacation: bool = True,
+) -> Game:
+    """Open a lobby; the creator takes the first seat.
+
+    Args:
+        options: engine options (``games.engine.OPTION_DEFAULTS``); validated by the engine.
+        time_control: a key of :data:`TIME_CONTROLS` or ``"custom"`` (then both second counts are needed).
+        allow_vacation: whether a player's away period pauses their clocks in this game.
+
+    Raises:
+        BadPayload: options, player count, content or time control the rules do not allow.
+    """
+    try:
+        engine.normalize_setup({"players": players, "seed": 0, "options": options or {}, "content": content})
+    except engine.ContentError as exc:
+        raise BadPayload(str(exc)) from exc
+    if time_control in TIME_CONTROLS:
+        _label, turn, response = TIME_CONTROLS[time_control]
+    elif time_control == "custom" and turn_seconds and response_seconds:
+        turn, response = turn_seconds, response_seconds
+    else:
+        raise BadPayload("unknown time control")
+    if not 60 <= turn <= 30 * 86_400 or not 60 <= response <= 30 * 86_400:
+        raise BadPayload("deadlines must be between one minute and 30 days")
+    with transaction.atomic():
+        game = Game.objects.create(
+            title=title.strip()[:80] or "Medieval Mastery",
+            created_by=user,
+            players=players,
+            options=dict(options or {}),
+            content=content,
+            time_control=time_control,
+            turn_seconds=turn,
+            response_seconds=response,
+            private=private,
+            allow_vacation=allow_vacation,
+        )
+        Seat.objects.create(game=game, number=0, user=user)
+    return game
+
+
+def seat_join(*, game_id: int, user: User) -> Seat:
+    """Take a free seat in an open lobby.
+
+    Raises:
+        NotFound, Conflict: not a lobby, full, or already seated.
+    """
+    with transaction.atomic():
+        game = lock_game(game_id)
+        if game.status != Game.Status.LOBBY:
+            raise Conflict("this game has already started")
+        seats = list(game.seats.all())
+        if any(s.user_id == user.pk for s in seats):
+            raise Conflict("you already have a seat here")
+        if len(seats) >= game.players:
+            raise Conflict("this table is full")
+        return Seat.objects.create(game=game, number=_free_number(seats), user=user)
+
+
+def _free_number(seats: list[Seat]) -> int:
+    taken = {s.number for s in seats}
+    return next(n for n in range(len(seats) + 1) if n not in taken)
+
+
+def seat_leave(*, game_id: int, user: User) -> None:
+    """Leave a lobby before the start. The creator cannot leave (they cancel the game instead).
+
+    Raises:
+        NotFound, Conflict, Forbidden.
+    """
+    with transaction.atomic():
+        game = lock_game(game_id)
+        if game.status != Game.Status.LOBBY:
+            raise Conflict("you cannot leave a game that has started")
+        if game.created_by_id == user.pk:
+            raise Forbidden("the creator cannot leave; cancel the game instead")
+        deleted, _ = Seat.objects.filter(game=game, user=user).delete()
+        if not deleted:
+            raise Conflict("you have no seat here")
+
+
+def game_cancel(*, game_id: int, user: User) -> None:
+    """Delete an unstarted lobby (creator only)."""
+    with transaction.atomic():
+        game = lock_game(game_id)
+        if game.created_by_id != user.pk:
+            raise Forbidden("only the creator can cancel this game")
+        if game.status != Game.Status.LOBBY:
+            raise Conflict("a started game cannot be cancelled")
+        game.delete()
+
+
+def seats_fill_with_bots(*, game_id: int, user: User) -> int:
+    """Fill every empty seat of a lobby with a bot (creator only); returns how many bots were added."""
+    with transaction.atomic():
+        game = lock_game(game_id)
+        if game.created_by_id != user.pk:
+            raise Forbidden("only the creator can add bots")
+        if game.status != Game.Status.LOBBY:
+            raise Conflict("this game has already started")
+        seats = list(game.seats.all())
+        added = 0
+        while len(seats) < game.players:
+            seats.append(Seat.objects.create(game=game, number=_free_number(seats), is_bot=True))
+            added += 1
+        return added
+
+
+def game_start(*, game_id: int, user: User | None, seed: int | None = None) -> Game:
+    """Start a full lobby: random seat order and first player via the engine's seeded RNG, then the
+    engine's setup (R18–R25). Bots to move act at once.
+
+    Args:
+        user: the creator (``None`` for system use such as the demo command).
+        seed: the game seed (random when ``None``).
+
+    Raises:
+        Forbidden: not the creator. Conflict: not a full lobby.
+    """
+    with transaction.atomic():
+        game = lock_game(game_id)
+        if user is not None and game.created_by_id != user.pk:
+            raise Forbidden("only the creator can start the game")
+        if game.status != Game.Status.LOBBY:
+            raise Conflict("this game has already started")
+        seats = list(game.seats.select_related("user"))
+        if len(seats) != game.players:
+            raise Conflict("every seat must be filled (invite players or add bots)")
+        seed = secrets.randbits(62) if seed is None else seed
+        order = list(range(len(seats)))
+        Rng(seed ^ 0x5EA7).shuffle(order)  # random seat order (clockwise = turn order, R25)
+        for seat in seats:  # two passes keep the (game, number) constraint satisfied
+            seat.number = 100 + seat.number
+            seat.save(update_fields=["number"])
+        for new_number, seat in zip(order, seats, strict=True):
+            seat.number = new_number
+            seat.save(update_fields=["number"])
+        setup = {"players": game.players, "seed": seed, "options": game.options, "content": game.content}
+        state = engine.new_game(setup)
+        game.setup = engine.normalize_setup(setup)
+        game.status = Game.Status.ACTIVE
+        game.started_at = timezone.now()
+        applied = bots_run(game, state, stand_ins(seats), [], 0, seats)
+        move_store(game, applied, list(seats))
+    return game

@@ -1,0 +1,371 @@
+"""Play: one action through the engine for a seat (page, API, email link, timeout or bot), the bots and
+standing orders it sets off, and storing the result with its records, prompts and outbox rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from accounts.models import User
+from games import engine
+from games.bots import bot_action
+from games.models import ActionRecord, Game, Prompt, Seat, StandingOrder
+from games.services.errors import BadPayload, Conflict, Forbidden, Illegal, NotFound, StaleState
+from games.services.locks import game_state, lock_with_seats
+from games.services.outbox import queue_write
+from games.services.projection import prompts_sync
+from games.services.ratings import rate_game
+from games.standing import standing_answer
+from games.store import move_save
+
+#: Prompt kinds that several seats answer at the same time; only these may be answered with a stale
+#: ``expected_seq`` plus their still-open prompt key.
+PARALLEL_KINDS = frozenset({"response", "conflict"})
+
+
+#: At most this many bot actions are applied after one human action (a runaway guard; a full bot game is
+#: ~300 actions, so whole turns of several bots fit easily).
+MAX_BOT_ACTIONS = 2000
+
+
+@dataclass
+class SubmitResult:
+    """What :func:`action_submit` applied: the game row after the write and every record stored
+    (the submitted action first, then any bot actions it triggered)."""
+
+    game: Game
+    records: list[ActionRecord] = field(default_factory=list)
+
+
+@dataclass
+class Applied:
+    state: engine.GameState
+    records: list[ActionRecord]
+    snapshots: list[tuple[int, engine.GameState]] = field(default_factory=list)
+
+
+def snapshot_due(seq: int) -> bool:
+    return seq % settings.SNAPSHOT_EVERY == 0
+
+
+def record_for(
+    game: Game, seq: int, seat: int | None, source: str, action: engine.Action, t: engine.Transition
+) -> ActionRecord:
+    return ActionRecord(
+        game=game,
+        seq=seq,
+        seat=seat,
+        source=source,
+        payload=action.to_dict(),
+        events=t.events,
+        state_hash=engine.state_hash(t.state),
+    )
+
+
+def bots_run(
+    game: Game,
+    state: engine.GameState,
+    bot_seats: set[int],
+    records: list[ActionRecord],
+    seq: int,
+    seats: list[Seat] | None = None,
+) -> Applied:
+    """Let bot seats answer every prompt addressed to them, and standing orders answer response windows
+    (source ``standing``), until a human must decide (or the game ends). ``records``/``seq`` describe what
+    the caller already applied (its state is ``state``); ``seats`` enables standing orders."""
+    snapshots = [(seq, state)] if records and snapshot_due(seq) else []
+    orders: dict[int, list[tuple[bool, str, str]]] | None = None
+    declined: set[str] = set()  # prompt keys whose standing answer the engine refused: the player decides
+    for _ in range(MAX_BOT_ACTIONS):
+        chosen: tuple[int, engine.Action, str] | None = None
+        for prompt in engine.pending(state):
+            if prompt.seat in bot_seats:
+                action = bot_action(state, prompt.seat, game.pk, seq)
+                chosen = (prompt.seat, action, ActionRecord.Source.BOT)
+                break
+            if prompt.kind == "response" and seats is not None and prompt.key not in declined:
+                if orders is None:
+                    orders = _standing_orders(game, seats)
+                answer = standing_answer(state, prompt.seat, orders.get(prompt.seat, ()))
+                if answer is not None:
+                    chosen = (prompt.seat, answer, ActionRecord.Source.STANDING)
+                    declined.add(prompt.key)
+                    break
+        if chosen is None:
+            break
+        seat, action, source = chosen
+        try:
+            t = engine.apply(state, seat, action)
+        except engine.IllegalAction:
+            if source == ActionRecord.Source.BOT:
+                raise
+            continue  # the standing order does not fit this window: leave it to the player
+        seq += 1
+        records.append(record_for(game, seq, seat, source, action, t))
+        state = t.state
+        if snapshot_due(seq):
+            snapshots.append((seq, state))
+    return Applied(state, records, snapshots)
+
+
+def _standing_orders(game: Game, seats: list[Seat]) -> dict[int, list[tuple[bool, str, str]]]:
+    """Standing orders of the seated humans: seat -> ``(for_this_game, rule, artefact)`` (one query)."""
+    by_user = {s.user_id: s.number for s in seats if s.user_id is not None and not s.is_bot}
+    out: dict[int, list[tuple[bool, str, str]]] = {}
+    if not by_user:
+        return out
+    rows = StandingOrder.objects.filter(Q(game=game) | Q(game__isnull=True), user_id__in=list(by_user))
+    for order in rows.values_list("user_id", "game_id", "rule", "artefact"):
+        user_id, game_id, rule, artefact = order
+        out.setdefault(by_user[user_id], []).append((game_id is not None, rule, artefact))
+    return out
+
+
+def action_submit(
+    *,
+    game_id: int,
+    user: User | None,
+    payload: Any,
+    expected_seq: int | None,
+    prompt_key: str | None = None,
+    seat: int | None = None,
+    source: str = ActionRecord.Source.WEB,
+) -> SubmitResult:
+    """Apply one action for the user's seat (or ``seat`` for system sources such as timeouts).
+
+    Args:
+        expected_seq: the ``seq`` the client saw; a different value is a :class:`StaleState` unless
+            ``prompt_key`` names a prompt still open for this seat (out-of-turn answers, e.g. both conflict
+            cards chosen at once).
+        payload: the action JSON (``docs/game-record.md``).
+
+    Returns:
+        The stored records: the action, then any bot actions it triggered.
+
+    Raises:
+        NotFound (404), Forbidden (403: no seat here), StaleState / Conflict (409), BadPayload (400),
+        Illegal (422). Nothing is written when one is raised.
+    """
+    try:
+        action = engine.parse_action(payload)
+    except engine.InvalidActionPayload as exc:
+        raise BadPayload(exc.message, field=exc.field) from exc
+    with transaction.atomic():
+        game, seats = lock_with_seats(game_id)
+        mine = next((s for s in seats if user is not None and s.user_id == user.pk), None)
+        if seat is None and mine is None and game.private:
+            raise NotFound("no such game", game_id=game_id)  # a private game stays unseen (issue 12)
+        if game.status != Game.Status.ACTIVE:
+            raise Conflict("this game is not in progress")
+        if seat is None:
+            if mine is None:
+                raise Forbidden("you have no seat in this game")
+            seat = mine.number
+        state = game_state(game)
+        if expected_seq != game.seq:
+            # Only decisions several seats answer at once may bypass expected_seq (architecture §3): a
+            # turn-level key stays open for the whole turn, so honouring it would let a repeated turn
+            # action apply twice.
+            open_keys = {p.key for p in engine.pending(state) if p.seat == seat and p.kind in PARALLEL_KINDS}
+            if prompt_key is None or prompt_key not in open_keys:
+                raise StaleState("the game has moved on; reload and try again", seq=game.seq)
+        try:
+            t = engine.apply(state, seat, action)
+        except engine.IllegalAction as exc:
+            raise Illegal(exc.code.value, engine_code=exc.code.value, **exc.params) from exc
+        records = [record_for(game, game.seq + 1, seat, source, action, t)]
+        if source != ActionRecord.Source.TIMEOUT:
+            _reset_misses(seats, seat)  # the player acted: the run of missed deadlines is over
+        applied = bots_run(game, t.state, stand_ins(seats), records, game.seq + 1, seats)
+        present = seat if source in (ActionRecord.Source.WEB, ActionRecord.Source.API) else None
+        move_store(game, applied, seats, previous=state, actor=present)
+    return SubmitResult(game, applied.records)
+
+
+def stand_ins(seats: list[Seat]) -> set[int]:
+    """Seats a bot plays: bot seats and absent players (``ABSENT_AFTER_MISSES`` missed turns in a row)."""
+    return {s.number for s in seats if s.is_bot or s.missed_deadlines >= settings.ABSENT_AFTER_MISSES}
+
+
+def _reset_misses(seats: list[Seat], number: int) -> None:
+    for s in seats:
+        if s.number == number and s.missed_deadlines:
+            s.missed_deadlines = 0
+            s.save(update_fields=["missed_deadlines"])
+
+
+def seat_return(*, game_id: int, user: User) -> Seat:
+    """ "I'm back": an absent player takes their seat back from the bot (the miss count restarts).
+
+    Raises:
+        NotFound, Forbidden (no seat), Conflict (the game is not in progress).
+    """
+    with transaction.atomic():
+        game, seats = lock_with_seats(game_id)
+        if game.status != Game.Status.ACTIVE:
+            raise Conflict("this game is not in progress")
+        mine = next((s for s in seats if s.user_id == user.pk), None)
+        if mine is None:
+            raise Forbidden("you have no seat in this game")
+        mine.missed_deadlines = 0
+        mine.save(update_fields=["missed_deadlines"])
+        return mine
+
+
+def prompt_answer(
+    *, game_id: int, seat: int, key: str, payload: dict[str, Any], source: str = ActionRecord.Source.EMAIL
+) -> SubmitResult:
+    """Apply ``payload`` for ``seat`` if the prompt ``key`` is still open for that seat (an answer from a
+    signed email link: it names its prompt instead of a ``seq``).
+
+    Raises:
+        NotFound (404), Conflict (409: the game is over or the prompt is no longer open), BadPayload (400),
+        Illegal (422). Nothing is written when one is raised.
+    """
+    with transaction.atomic():
+        game, _seats = lock_with_seats(game_id)
+        if game.status != Game.Status.ACTIVE:
+            raise Conflict("this game is not in progress")
+        state = game_state(game)
+        if not any(p.seat == seat and p.key == key for p in engine.pending(state)):
+            raise Conflict("this decision has already been made", seq=game.seq)
+        return action_submit(
+            game_id=game_id, user=None, payload=payload, expected_seq=game.seq, seat=seat, source=source
+        )
+
+
+def prompt_expire(*, game_id: int, seat: int, key: str, now: datetime | None = None) -> bool:
+    """Apply the engine's timeout action of an overdue prompt, as a system action with source
+    ``timeout`` (so replay stays exact). A missed turn counts towards absence.
+
+    Returns:
+        ``True`` if an action was applied; ``False`` if the prompt is no longer open or not yet due
+        (running it twice changes nothing the second time).
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        game, seats = lock_with_seats(game_id)
+        if game.status != Game.Status.ACTIVE:
+            return False
+        row = Prompt.objects.filter(game=game, seat=seat, key=key).first()
+        if row is None or row.deadline_at > now:
+            return False
+        state = game_state(game)
+        prompt = next((p for p in engine.pending(state) if p.seat == seat and p.key == key), None)
+        if prompt is None:
+            return False
+        t = engine.apply(state, seat, prompt.timeout_action)
+        records = [
+            record_for(game, game.seq + 1, seat, ActionRecord.Source.TIMEOUT, prompt.timeout_action, t)
+        ]
+        mine = next((s for s in seats if s.number == seat), None)
+        if prompt.kind == "turn" and mine is not None and not mine.is_bot:
+            # the turn itself was missed (its optional steps do not count)
+            mine.missed_deadlines += 1
+            mine.save(update_fields=["missed_deadlines"])
+        absent = mine is not None and mine.missed_deadlines >= settings.ABSENT_AFTER_MISSES
+        applied = bots_run(game, t.state, stand_ins(seats), records, game.seq + 1, seats)
+        move_store(game, applied, seats, previous=state, timed_out=(prompt, absent))
+    return True
+
+
+def deadlines_sweep(*, now: datetime | None = None, limit: int = 1000) -> int:
+    """Apply the timeout action of every overdue prompt (Celery beat runs this every minute).
+
+    Deadlines live in the database, so a sweep finds them whatever happened to earlier tasks. A prompt
+    that opens already overdue (a turn whose first step timed out) is handled in the same sweep.
+
+    Returns:
+        How many timeout actions were applied.
+    """
+    now = now or timezone.now()
+    applied = 0
+    for _ in range(limit):
+        due = list(
+            Prompt.objects.filter(deadline_at__lte=now, game__status=Game.Status.ACTIVE)
+            .order_by("deadline_at")
+            .values_list("game_id", "seat", "key")[:50]
+        )
+        progress = 0
+        for game_id, seat, key in due:
+            progress += prompt_expire(game_id=game_id, seat=seat, key=key, now=now)
+        applied += progress
+        if not progress:
+            break
+    return applied
+
+
+#: The Game columns a write may change (the lobby settings never change once the game has started).
+_WRITTEN_FIELDS = [
+    "seq",
+    "state",
+    "state_hash",
+    "status",
+    "started_at",
+    "finished_at",
+    "winners",
+    "setup",
+    "turn_key",
+    "turn_remaining",
+    "updated_at",
+]
+
+
+#: The columns a move can change once the game has started (``setup`` and ``started_at`` are fixed).
+_MOVE_FIELDS = [f for f in _WRITTEN_FIELDS if f not in ("setup", "started_at")]
+
+
+def move_store(
+    game: Game,
+    applied: Applied,
+    seats: list[Seat],
+    previous: engine.GameState | None = None,
+    actor: int | None = None,
+    timed_out: tuple[engine.Prompt, bool] | None = None,
+) -> None:
+    """Persist the new state, the records, snapshots and the prompt projection, and queue the
+    notifications (inside the caller's transaction). ``previous`` is the state the stored Prompt rows were
+    projected from (``None`` when there are none yet: the game starts); ``actor`` the seat whose player
+    acted on a page (not emailed about what they see); ``timed_out`` the prompt a timeout answered."""
+    now = timezone.now()
+    state = applied.state
+    if state.winners:
+        game.status = Game.Status.FINISHED
+        game.finished_at = now
+        game.winners = list(state.winners)
+        _final_places(state, seats)
+    opened = prompts_sync(game, state, now, previous, seats)  # may pause or resume the turn clock
+    fields = _WRITTEN_FIELDS if previous is None else _MOVE_FIELDS
+    move_save(game, state, applied.records, applied.snapshots, fields)
+    if state.winners:
+        rate_game(game, seats, state, now)  # same transaction, exactly once (issue 5)
+    queue_write(
+        game=game,
+        seats=seats,
+        opened=opened,
+        actor=actor,
+        now=now,
+        started=previous is None,
+        finished=bool(state.winners) and (previous is None or not previous.winners),
+        timed_out=timed_out,
+        stand_ins=stand_ins(seats),
+    )
+
+
+def _final_places(state: engine.GameState, seats: list[Seat]) -> None:
+    """Store each seat's final VP and place: winners share first place (R109: a whole Allegiance team
+    wins), then the rest by VP; equal VP share a place."""
+    vp = engine.victory_points(state)
+    place = {
+        n: (n not in state.winners, 0 if n in state.winners else -vp[n]) for n in range(state.num_players)
+    }
+    for seat in seats:
+        seat.final_vp = vp[seat.number]
+        seat.final_rank = 1 + sum(1 for other in place.values() if other < place[seat.number])
+    Seat.objects.bulk_update(seats, ["final_vp", "final_rank"])
