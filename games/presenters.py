@@ -13,6 +13,7 @@ import json
 import math
 from collections import defaultdict
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 from django.utils.translation import get_language, gettext_lazy
@@ -627,67 +628,88 @@ def _localize_names(view: dict[str, Any]) -> None:
             art["name"] = artefact_name(str(art["id"]))
 
 
-class LazyModel(dict[str, Any]):
-    """A dict whose entries are built on first lookup (``model["board"]``, or ``page.board`` in a template)
-    from the factories given, then kept. The page's panels are cached per position (``{% cache %}``), so a
-    panel whose cached HTML is used never builds its model."""
+class PageModel:
+    """Everything the game page and its partials show, each part built on first use (``page.board`` in a
+    template) and then kept (``functools.cached_property``). The panels are cached per position
+    (``{% cache %}``), so a panel whose cached HTML is used never builds its part. An exception raised
+    while building a part propagates to the request (a 500 in production, a failing test), instead of being
+    read by the template engine as a missing variable.
 
-    def __init__(self, factories: dict[str, Any]) -> None:
-        super().__init__()
-        self._factories = factories
+    Args:
+        gv: the viewer's :class:`~games.selectors.GameView` of a started game (``gv.view`` is not ``None``).
+        now: the current time (deadlines are shown relative to it).
+    """
 
-    def __missing__(self, key: str) -> Any:
-        if key not in self._factories:
-            raise KeyError(key)
-        value = self[key] = self._factories.pop(key)()
-        return value
-
-
-def page_model(gv: GameView, now: datetime) -> LazyModel:
-    """Everything the game page and its partials need, each part built at most once per request, when a
-    template first uses it (:class:`LazyModel`)."""
-    if gv.view is not None:
+    def __init__(self, gv: GameView, now: datetime) -> None:
+        assert gv.view is not None, "the page model needs a started game's view"
         _localize_names(gv.view)
-    names = gv.names
-    view = gv.view
-    assert view is not None
-    my_player: dict[str, Any] | None = view["players"][gv.seat] if gv.seat is not None else None
-    active = view.get("active")
+        self.gv = gv
+        self.now = now
+        self.view: dict[str, Any] = gv.view
+        #: Seat number -> public name.
+        self.names = gv.names
+        #: The viewer's own player entry of the view (``None`` for a spectator).
+        self.me: dict[str, Any] | None = self.view["players"][gv.seat] if gv.seat is not None else None
+        self.my_style = seat_style(self.view, gv.seat) if gv.seat is not None else None
+        active = self.view.get("active")
+        self.active_name = self.names.get(int(active), "?") if active is not None else ""
+        self.finished = gv.game.status == Game.Status.FINISHED
 
-    def hand() -> list[dict[str, Any]]:
-        return [c | {"label": card_label(c)} for c in (my_player or {}).get("hand", [])]
+    @cached_property
+    def texts(self) -> tuple[dict[str, str], dict[str, str]]:
+        """(territory texts, artefact texts) of the game's content set, in the active language."""
+        return _content_texts(self.gv.game)
 
-    def my_team() -> Any:
-        return next((p.get("team_info") for p in page["players"] if p["is_me"]), None)
+    @cached_property
+    def board(self) -> dict[str, Any]:
+        """The map (:func:`board_model`)."""
+        return board_model(self.gv, self.names, self.texts[0])
 
-    def board_choosing() -> bool:
-        groups = _by_type(gv.legal)
+    @cached_property
+    def board_choosing(self) -> bool:
+        """Whether the viewer picks a territory on the map now (an advance or a redistribution)."""
+        groups = _by_type(self.gv.legal)
         return bool(groups.get("advance") or any(a["moves"] for a in groups.get("redistribute", [])))
 
-    page: LazyModel = LazyModel(
-        {
-            "texts": lambda: _content_texts(gv.game),  # (territory texts, artefact texts)
-            "board": lambda: board_model(gv, names, page["texts"][0]),
-            "board_choosing": board_choosing,
-            "players": lambda: players_model(gv, names, page["texts"][1]),
-            "my_team": my_team,
-            "hand": hand,
-            "status": lambda: status_model(gv, names),
-            "decision": lambda: decision_model(gv, names, now),
-            "log": lambda: [entry for entry in gv.log if entry["lines"]],
-            "result": lambda: result_model(gv),
-        }
-    )
-    page.update(
-        {
-            "names": names,
-            "me": my_player,
-            "my_style": seat_style(view, gv.seat) if gv.seat is not None else None,
-            "active_name": names.get(int(active), "?") if active is not None else "",
-            "finished": gv.game.status == Game.Status.FINISHED,
-        }
-    )
-    return page
+    @cached_property
+    def players(self) -> list[dict[str, Any]]:
+        """The players panel (:func:`players_model`)."""
+        return players_model(self.gv, self.names, self.texts[1])
+
+    @cached_property
+    def my_team(self) -> Any:
+        """The viewer's Allegiance team entry, or ``None`` (R105)."""
+        return next((p.get("team_info") for p in self.players if p["is_me"]), None)
+
+    @cached_property
+    def hand(self) -> list[dict[str, Any]]:
+        """The viewer's hand, each card with its label."""
+        return [c | {"label": card_label(c)} for c in (self.me or {}).get("hand", [])]
+
+    @cached_property
+    def status(self) -> dict[str, Any]:
+        """The status panel (:func:`status_model`)."""
+        return status_model(self.gv, self.names)
+
+    @cached_property
+    def decision(self) -> dict[str, Any]:
+        """The decision panel (:func:`decision_model`)."""
+        return decision_model(self.gv, self.names, self.now)
+
+    @cached_property
+    def log(self) -> list[dict[str, Any]]:
+        """The log entries that have lines to show, newest first."""
+        return [entry for entry in self.gv.log if entry["lines"]]
+
+    @cached_property
+    def result(self) -> dict[str, Any] | None:
+        """The result panel of a finished game (:func:`result_model`)."""
+        return result_model(self.gv)
+
+
+def page_model(gv: GameView, now: datetime) -> PageModel:
+    """The :class:`PageModel` of the game page for ``gv`` at ``now``."""
+    return PageModel(gv, now)
 
 
 def rating_chart(

@@ -8,6 +8,7 @@ result) and polls ``/games/<id>/poll/?seq=N`` (204 while nothing changed). Every
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 from urllib.parse import urlencode
 
@@ -159,15 +160,22 @@ def _lobby(request: HttpRequest, game: Game, token: str | None = None, status: i
     return render(request, "games/lobby.html", context, status=status)
 
 
+def _names_digest(gv: GameView) -> str:
+    """A short digest of the seats' public names, for the panels' cache key."""
+    names = "\x1f".join(f"{number}={name}" for number, name in sorted(gv.names.items()))
+    return hashlib.blake2s(names.encode(), digest_size=8).hexdigest()
+
+
 def _context(request: HttpRequest, gv: GameView, **extra: Any) -> dict[str, Any]:
     now = timezone.now()
     page = page_model(gv, now)
     seat = "spectator" if gv.seat is None else gv.seat
     tz = timezone.get_current_timezone_name()
     return {
-        # {% cache %} key of the panels that only change with the position: game, seq, viewer seat,
-        # language and time zone (docs.djangoproject.com "Template fragment caching").
-        "panel_key": f"{gv.game.pk}.{gv.game.seq}.{seat}.{get_language()}.{tz}",
+        # {% cache %} key of the panels: everything they show changes only with the position (game, seq),
+        # the viewer's seat, the language, the time zone and the players' names (docs.djangoproject.com
+        # "Template fragment caching"); a renamed player is shown at once.
+        "panel_key": f"{gv.game.pk}.{gv.game.seq}.{seat}.{get_language()}.{tz}.{_names_digest(gv)}",
         "log_minute": int(now.timestamp() // 60),
         "absent": any(
             s.number == gv.seat and s.missed_deadlines >= settings.ABSENT_AFTER_MISSES for s in gv.seats
@@ -179,6 +187,7 @@ def _context(request: HttpRequest, gv: GameView, **extra: Any) -> dict[str, Any]
         "seq": gv.game.seq,
         "poll_seconds": settings.GAME_POLL_SECONDS,
         "oob": False,
+        "last_seen": None,  # the seq the poller had seen (set by ``poll``): new log entries are marked
         **extra,
     }
 
@@ -251,7 +260,7 @@ def poll(request: HttpRequest, game_id: int) -> HttpResponse:
         return HttpResponse(status=204)
     gv = game_view(game, request.user)
     context = _context(request, gv, last_seen=seen)
-    skip = {"decision"} if request.GET.get("sig") == context["page"]["decision"]["sig"] else set()
+    skip = {"decision"} if request.GET.get("sig") == context["page"].decision["sig"] else set()
     return HttpResponse(_partials(request, context, None, skip))
 
 

@@ -229,3 +229,13 @@ def db_fingerprint(game_id: int) -> tuple[Any, ...]:
         ),
         list(Snapshot.objects.filter(game_id=game_id).order_by("seq").values_list("seq", "state_hash")),
     )
+
+
+def as_apply_async(fake: Callable[..., Any]) -> Callable[..., Any]:
+    """A stand-in for a Celery task's ``apply_async`` (what ``delay`` and a signature's ``delay`` call)
+    that calls ``fake`` with the task's keyword arguments, to fake a broker in tests."""
+
+    def apply_async(args: Any = None, kwargs: Any = None, **options: Any) -> Any:
+        return fake(*(args or ()), **(kwargs or {}))
+
+    return apply_async

@@ -42,7 +42,7 @@ from games.services import outbox
 from games.standing import standing_answer, used_against
 from tests.engine import fixtures as F
 
-from .conftest import create_started_game, create_user, db_fingerprint, seat_users, state_of
+from .conftest import as_apply_async, create_started_game, create_user, db_fingerprint, seat_users, state_of
 
 START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 SEOUL = zoneinfo.ZoneInfo("Asia/Seoul")
@@ -590,7 +590,7 @@ def test_no_reminder_once_the_decision_is_made(
     def broker_down(*args: Any, **kwargs: Any) -> None:
         raise ConnectionError("redis is down")
 
-    monkeypatch.setattr(tasks.notifications_send, "delay", broker_down)
+    monkeypatch.setattr(tasks.notifications_send, "apply_async", as_apply_async(broker_down))
     clock.shift(timedelta(minutes=30))  # 1:16: turn 2 is past 75 %
     writes(tasks.deadline_sweep)
     [row] = Notification.objects.filter(kind="reminder")

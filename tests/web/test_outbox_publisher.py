@@ -11,6 +11,8 @@ import pytest
 from games import notifications, tasks
 from games.services import outbox
 
+from .conftest import as_apply_async
+
 
 def test_publishing_happens_off_the_request_thread_once_per_waiting_game(
     monkeypatch: pytest.MonkeyPatch, settings: object
@@ -25,7 +27,7 @@ def test_publishing_happens_off_the_request_thread_once_per_waiting_game(
         for gid in ids:
             calls.append((gid, threading.current_thread().name))
 
-    monkeypatch.setattr(tasks.notifications_send, "delay", slow_delay)
+    monkeypatch.setattr(tasks.notifications_send, "apply_async", as_apply_async(slow_delay))
     started = time.perf_counter()
     for game_id in (7, 7, 7, 8):
         outbox.enqueue_send(game_id)
@@ -50,7 +52,7 @@ def test_a_broker_failure_is_logged_and_never_raised(
     def broken(game_id: int | None) -> None:
         raise ConnectionError("redis is down")
 
-    monkeypatch.setattr(tasks.notifications_send, "delay", broken)
+    monkeypatch.setattr(tasks.notifications_send, "apply_async", as_apply_async(broken))
     outbox.enqueue_send(3)  # must not raise: the outbox sweep sends the rows later
 
 
@@ -67,7 +69,7 @@ def test_games_committed_within_the_linger_share_one_task(
         published.append((game_id, tuple(game_ids or ())))
         done.set()
 
-    monkeypatch.setattr(tasks.notifications_send, "delay", record)
+    monkeypatch.setattr(tasks.notifications_send, "apply_async", as_apply_async(record))
     publisher = outbox._Publisher()
     for game_id in (11, 12, 11, 13):
         publisher.put(game_id)

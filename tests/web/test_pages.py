@@ -826,9 +826,9 @@ def test_the_board_is_marked_choosing_exactly_when_the_map_offers_a_pick(duel: G
         assert fresh is not None
         for user in users.values():
             page = page_model(game_view(fresh, user, with_log=False), timezone.now())
-            assert "board" not in page  # lazy: nothing built yet
-            seen.add(page["board_choosing"])
-            assert page["board_choosing"] == page["board"]["choosing"]
+            assert "board" not in vars(page)  # lazy: nothing built yet
+            seen.add(page.board_choosing)
+            assert page.board_choosing == page.board["choosing"]
         if game.status != Game.Status.ACTIVE:
             break
         game = play_human_move(game, users)
