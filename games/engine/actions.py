@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .errors import InvalidActionPayload
+from .kinds import ActionType
 
 _CARD_RE = re.compile(r"^s(\d)c(\d{2})$")
 _LOC_RE = re.compile(r"^(castle|t\d{1,3})$")
@@ -44,21 +45,21 @@ class Action:
 class CallToArms(Action):
     """Play Call to Arms: +2 knights in the castle (R34). Free window only."""
 
-    TYPE: ClassVar[str] = "call_to_arms"
+    TYPE: ClassVar[str] = ActionType.CALL_TO_ARMS
 
 
 @dataclass(frozen=True, slots=True)
 class TacticalAdvance(Action):
     """Play Tactical Advance: one more manoeuvre this turn (R35, Q24). Free window only."""
 
-    TYPE: ClassVar[str] = "tactical_advance"
+    TYPE: ClassVar[str] = ActionType.TACTICAL_ADVANCE
 
 
 @dataclass(frozen=True, slots=True)
 class Fracture(Action):
     """Play Fracture in one's own free window on another player's face-up artefact (R36 a, Q22)."""
 
-    TYPE: ClassVar[str] = "fracture"
+    TYPE: ClassVar[str] = ActionType.FRACTURE
     target: str
 
     def to_dict(self) -> dict[str, Any]:
@@ -70,7 +71,7 @@ class UseCrown(Action):
     """Announce a crown use (R39–R41). ``player`` for Corruption/Prosperity (any seat, Q31), ``artefact``
     for Corruption, ``card`` for Order (a card of one's discard pile discarded on a previous turn)."""
 
-    TYPE: ClassVar[str] = "use_crown"
+    TYPE: ClassVar[str] = ActionType.USE_CROWN
     player: int | None = None
     artefact: str | None = None
     card: str | None = None
@@ -104,7 +105,7 @@ class Redistribute(Action):
     """Redistribute knights (R43–R47): all ``moves`` are applied together and only the result is checked.
     Starts a manoeuvre from a free window; may be repeated before the manoeuvre's advance."""
 
-    TYPE: ClassVar[str] = "redistribute"
+    TYPE: ClassVar[str] = ActionType.REDISTRIBUTE
     moves: tuple[Move, ...]
 
     def to_dict(self) -> dict[str, Any]:
@@ -115,7 +116,7 @@ class Redistribute(Action):
 class Advance(Action):
     """Advance ``knights`` from the castle into territory ``to`` (R52–R57, Castle Siege R112)."""
 
-    TYPE: ClassVar[str] = "advance"
+    TYPE: ClassVar[str] = ActionType.ADVANCE
     to: str
     knights: int
 
@@ -127,21 +128,21 @@ class Advance(Action):
 class DeclineAdvance(Action):
     """End the current manoeuvre without advancing (R28, R58)."""
 
-    TYPE: ClassVar[str] = "decline_advance"
+    TYPE: ClassVar[str] = ActionType.DECLINE_ADVANCE
 
 
 @dataclass(frozen=True, slots=True)
 class FinishRedistribution(Action):
     """End the Crown of Vitality redistribution (R41)."""
 
-    TYPE: ClassVar[str] = "finish_redistribution"
+    TYPE: ClassVar[str] = ActionType.FINISH_REDISTRIBUTION
 
 
 @dataclass(frozen=True, slots=True)
 class EndTurn(Action):
     """End the turn from a free window (Q23); step 9 restores artefacts (R93)."""
 
-    TYPE: ClassVar[str] = "end_turn"
+    TYPE: ClassVar[str] = ActionType.END_TURN
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +150,7 @@ class Respond(Action):
     """Answer a response window (R37): a ranked list of Fracture targets ("fracture X; if X is already
     destroyed, Y; otherwise keep my card"); the empty list passes."""
 
-    TYPE: ClassVar[str] = "respond"
+    TYPE: ClassVar[str] = ActionType.RESPOND
     fracture: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
@@ -160,7 +161,7 @@ class Respond(Action):
 class ChooseConflict(Action):
     """Place a conflict card face down (battle step 4, R68)."""
 
-    TYPE: ClassVar[str] = "choose_conflict"
+    TYPE: ClassVar[str] = ActionType.CHOOSE_CONFLICT
     card: str
 
     def to_dict(self) -> dict[str, Any]:
@@ -171,7 +172,7 @@ class ChooseConflict(Action):
 class PlaySupport(Action):
     """Play one or more support cards on one's support turn (battle step 5, R70, R110)."""
 
-    TYPE: ClassVar[str] = "play_support"
+    TYPE: ClassVar[str] = ActionType.PLAY_SUPPORT
     cards: tuple[str, ...]
 
     def to_dict(self) -> dict[str, Any]:
@@ -182,14 +183,14 @@ class PlaySupport(Action):
 class PassSupport(Action):
     """Pass one's support turn (R70)."""
 
-    TYPE: ClassVar[str] = "pass_support"
+    TYPE: ClassVar[str] = ActionType.PASS_SUPPORT
 
 
 @dataclass(frozen=True, slots=True)
 class DiscardChoice(Action):
     """Answer a "may discard any 1 card" choice (R102): a card of one's hand, or ``None`` to decline."""
 
-    TYPE: ClassVar[str] = "discard_choice"
+    TYPE: ClassVar[str] = ActionType.DISCARD_CHOICE
     card: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -200,7 +201,7 @@ class DiscardChoice(Action):
 class InsightOrder(Action):
     """Put the cards seen with the Crown of Insight back, ``order`` listing them top first (R41, D18)."""
 
-    TYPE: ClassVar[str] = "insight_order"
+    TYPE: ClassVar[str] = ActionType.INSIGHT_ORDER
     order: tuple[str, ...]
 
     def to_dict(self) -> dict[str, Any]:
@@ -211,7 +212,7 @@ class InsightOrder(Action):
 class ProsperityChoice(Action):
     """Crown of Prosperity: ``discard`` the looked-at top card, or leave it on top (R41)."""
 
-    TYPE: ClassVar[str] = "prosperity_choice"
+    TYPE: ClassVar[str] = ActionType.PROSPERITY_CHOICE
     discard: bool
 
     def to_dict(self) -> dict[str, Any]:
@@ -222,7 +223,7 @@ class ProsperityChoice(Action):
 class FearChoice(Action):
     """Sceptre of Fear / Vigour: ``use`` the rival's knight count as one's knight part, or not (R67, Q3)."""
 
-    TYPE: ClassVar[str] = "fear_choice"
+    TYPE: ClassVar[str] = ActionType.FEAR_CHOICE
     use: bool
 
     def to_dict(self) -> dict[str, Any]:
@@ -313,9 +314,9 @@ def parse_action(payload: Any) -> Action:
     extra = set(payload) - allowed - {"type"}
     if extra:
         raise InvalidActionPayload(f"unexpected field(s) {sorted(extra)!r} for {kind}", sorted(extra)[0])
-    if kind == "fracture":
+    if kind == ActionType.FRACTURE:
         return Fracture(_str(payload, "target"))
-    if kind == "use_crown":
+    if kind == ActionType.USE_CROWN:
         artefact = payload.get("artefact")
         card = payload.get("card")
         return UseCrown(
@@ -323,7 +324,7 @@ def parse_action(payload: Any) -> Action:
             artefact=None if artefact is None else _str(payload, "artefact"),
             card=None if card is None else _str(payload, "card", _CARD_RE),
         )
-    if kind == "redistribute":
+    if kind == ActionType.REDISTRIBUTE:
         raw = payload.get("moves")
         if not isinstance(raw, list) or not raw or len(raw) > 64:
             raise InvalidActionPayload("'moves' must be a non-empty list", "moves")
@@ -335,46 +336,46 @@ def parse_action(payload: Any) -> Action:
             assert n is not None
             moves.append(Move(_str(m, "from", _LOC_RE), _str(m, "to", _LOC_RE), n))
         return Redistribute(tuple(moves))
-    if kind == "advance":
+    if kind == ActionType.ADVANCE:
         n = _int(payload, "knights")
         assert n is not None
         return Advance(_str(payload, "to", _LOC_RE), n)
-    if kind == "respond":
+    if kind == ActionType.RESPOND:
         return Respond(_str_list(payload, "fracture"))
-    if kind == "choose_conflict":
+    if kind == ActionType.CHOOSE_CONFLICT:
         return ChooseConflict(_str(payload, "card", _CARD_RE))
-    if kind == "play_support":
+    if kind == ActionType.PLAY_SUPPORT:
         cards = _str_list(payload, "cards", _CARD_RE)
         if not cards:
             raise InvalidActionPayload("'cards' must name at least one card", "cards")
         return PlaySupport(cards)
-    if kind == "discard_choice":
+    if kind == ActionType.DISCARD_CHOICE:
         return DiscardChoice(None if payload.get("card") is None else _str(payload, "card", _CARD_RE))
-    if kind == "insight_order":
+    if kind == ActionType.INSIGHT_ORDER:
         return InsightOrder(_str_list(payload, "order", _CARD_RE))
-    if kind == "prosperity_choice":
+    if kind == ActionType.PROSPERITY_CHOICE:
         return ProsperityChoice(_bool(payload, "discard"))
-    if kind == "fear_choice":
+    if kind == ActionType.FEAR_CHOICE:
         return FearChoice(_bool(payload, "use"))
     return ACTION_TYPES[kind]()
 
 
 _FIELDS: dict[str, set[str]] = {
-    "call_to_arms": set(),
-    "tactical_advance": set(),
-    "fracture": {"target"},
-    "use_crown": {"player", "artefact", "card"},
-    "redistribute": {"moves"},
-    "advance": {"to", "knights"},
-    "decline_advance": set(),
-    "finish_redistribution": set(),
-    "end_turn": set(),
-    "respond": {"fracture"},
-    "choose_conflict": {"card"},
-    "play_support": {"cards"},
-    "pass_support": set(),
-    "discard_choice": {"card"},
-    "insight_order": {"order"},
-    "prosperity_choice": {"discard"},
-    "fear_choice": {"use"},
+    ActionType.CALL_TO_ARMS: set(),
+    ActionType.TACTICAL_ADVANCE: set(),
+    ActionType.FRACTURE: {"target"},
+    ActionType.USE_CROWN: {"player", "artefact", "card"},
+    ActionType.REDISTRIBUTE: {"moves"},
+    ActionType.ADVANCE: {"to", "knights"},
+    ActionType.DECLINE_ADVANCE: set(),
+    ActionType.FINISH_REDISTRIBUTION: set(),
+    ActionType.END_TURN: set(),
+    ActionType.RESPOND: {"fracture"},
+    ActionType.CHOOSE_CONFLICT: {"card"},
+    ActionType.PLAY_SUPPORT: {"cards"},
+    ActionType.PASS_SUPPORT: set(),
+    ActionType.DISCARD_CHOICE: {"card"},
+    ActionType.INSIGHT_ORDER: {"order"},
+    ActionType.PROSPERITY_CHOICE: {"discard"},
+    ActionType.FEAR_CHOICE: {"use"},
 }

@@ -155,9 +155,9 @@ def test_prompt_timeouts_are_the_documented_defaults() -> None:
     assert prompt.timeout_action.to_dict() == {"type": "end_turn"}
     s = edit(s)
     hand = set_hand(s, 1, ["heroic_assault", "probing_attack", "ambush", "war_banner"])
-    from games.engine.prompts import _conflict_timeout
+    from games.engine.prompts import conflict_timeout
 
-    assert _conflict_timeout(s, 1).to_dict() == {"type": "choose_conflict", "card": cid(1, hand[1])}
+    assert conflict_timeout(s, 1).to_dict() == {"type": "choose_conflict", "card": cid(1, hand[1])}
 
 
 def test_events_are_redacted_per_viewer() -> None:
