@@ -136,11 +136,15 @@ def advance_options(state: GameState, seat: int) -> list[A.Action]:
     castle = state.players[seat].castle
     if castle < 1:
         return out
+    targets = [(pos, advance_limit(state, pos)) for pos in advance_targets(state, seat)]
+    if not targets:
+        return out
     budget = dice_budget(state)
     in_use = dice_in_use(state, seat)
-    for pos in advance_targets(state, seat):
+    # The dice needed depend on the number of knights only, so each count is priced once.
+    most = min(castle, max(limit for _pos, limit in targets))
+    sizes = [n for n in range(1, most + 1) if advance_dice(state, seat, n, in_use) <= budget]
+    for pos, limit in targets:
         pid = state.board.pos_id(pos)
-        for n in range(1, min(castle, advance_limit(state, pos)) + 1):
-            if advance_dice(state, seat, n, in_use) <= budget:
-                out.append(A.Advance(pid, n))
+        out.extend(A.Advance(pid, n) for n in sizes if n <= limit)
     return out

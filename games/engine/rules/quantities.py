@@ -42,7 +42,8 @@ def dice_after(
 
     Args:
         changes: ``(knights before, knights after)`` per changed location (a new location has 0 before).
-        in_use: :func:`dice_in_use` of ``seat`` if the caller already has it.
+        in_use: :func:`dice_in_use` of ``seat`` if the caller already has it; with ``in_use=0`` the
+            result is the change in dice, which is additive over locations.
 
     Returns:
         The number of dice; legal while at most :func:`dice_budget`.
@@ -50,7 +51,7 @@ def dice_after(
     kpd = state.content.n("knights_per_die")
     total = dice_in_use(state, seat) if in_use is None else in_use
     for before, after in changes:
-        total += ceil_div(after, kpd) - ceil_div(before, kpd)
+        total += (-before // kpd) - (-after // kpd)  # ceil(after / kpd) - ceil(before / kpd)
     return total
 
 

@@ -117,9 +117,11 @@ def redistribution_options(state: GameState, seat: int) -> list[A.Action]:
     reached by a sequence of them (the atomic multi-move form stays available to clients). The caller
     checks the phase and the manoeuvre count."""
     sup = sorted(supplied(state, seat))
-    budget = dice_budget(state)
-    dice = dice_in_use(state, seat)
+    room = dice_budget(state) - dice_in_use(state, seat)
     counts = {-1: state.players[seat].castle, **{t: state.knights[t] for t in sup}}
+    # The change in dice is additive over locations: price one knight leaving / arriving once each.
+    leave = {loc: dice_after(state, seat, ((n, n - 1),), 0) for loc, n in counts.items()}
+    arrive = {loc: dice_after(state, seat, ((n, n + 1),), 0) for loc, n in counts.items()}
     out: list[A.Action] = []
     for src, have in counts.items():
         if have < (1 if src == -1 else 2):
@@ -129,7 +131,7 @@ def redistribution_options(state: GameState, seat: int) -> list[A.Action]:
                 continue
             if dst != -1 and there + 1 > capacity(state, dst):
                 continue
-            if dice_after(state, seat, ((have, have - 1), (there, there + 1)), dice) > budget:
+            if leave[src] + arrive[dst] > room:
                 continue
             out.append(A.Redistribute((A.Move(_loc(state, src), _loc(state, dst), 1),)))
     return out
