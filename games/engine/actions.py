@@ -9,6 +9,7 @@ Locations are ``"castle"`` (the actor's own castle) or a position id ``"t<index>
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -293,6 +294,61 @@ def _bool(payload: dict[str, Any], key: str) -> bool:
     return value
 
 
+def _use_crown(payload: dict[str, Any]) -> Action:
+    artefact = payload.get("artefact")
+    card = payload.get("card")
+    return UseCrown(
+        player=_int(payload, "player", optional=True),
+        artefact=None if artefact is None else _str(payload, "artefact"),
+        card=None if card is None else _str(payload, "card", _CARD_RE),
+    )
+
+
+def _redistribute(payload: dict[str, Any]) -> Action:
+    raw = payload.get("moves")
+    if not isinstance(raw, list) or not raw or len(raw) > 64:
+        raise InvalidActionPayload("'moves' must be a non-empty list", "moves")
+    moves: list[Move] = []
+    for m in raw:
+        if not isinstance(m, dict) or set(m) != {"from", "to", "knights"}:
+            raise InvalidActionPayload("each move is {'from', 'to', 'knights'}", "moves")
+        n = _int(m, "knights")
+        assert n is not None
+        moves.append(Move(_str(m, "from", _LOC_RE), _str(m, "to", _LOC_RE), n))
+    return Redistribute(tuple(moves))
+
+
+def _advance(payload: dict[str, Any]) -> Action:
+    n = _int(payload, "knights")
+    assert n is not None
+    return Advance(_str(payload, "to", _LOC_RE), n)
+
+
+def _play_support(payload: dict[str, Any]) -> Action:
+    cards = _str_list(payload, "cards", _CARD_RE)
+    if not cards:
+        raise InvalidActionPayload("'cards' must name at least one card", "cards")
+    return PlaySupport(cards)
+
+
+#: Parsers of the action types that carry fields; the others have none.
+_PARSERS: dict[str, Callable[[dict[str, Any]], Action]] = {
+    ActionType.FRACTURE: lambda p: Fracture(_str(p, "target")),
+    ActionType.USE_CROWN: _use_crown,
+    ActionType.REDISTRIBUTE: _redistribute,
+    ActionType.ADVANCE: _advance,
+    ActionType.RESPOND: lambda p: Respond(_str_list(p, "fracture")),
+    ActionType.CHOOSE_CONFLICT: lambda p: ChooseConflict(_str(p, "card", _CARD_RE)),
+    ActionType.PLAY_SUPPORT: _play_support,
+    ActionType.DISCARD_CHOICE: lambda p: DiscardChoice(
+        None if p.get("card") is None else _str(p, "card", _CARD_RE)
+    ),
+    ActionType.INSIGHT_ORDER: lambda p: InsightOrder(_str_list(p, "order", _CARD_RE)),
+    ActionType.PROSPERITY_CHOICE: lambda p: ProsperityChoice(_bool(p, "discard")),
+    ActionType.FEAR_CHOICE: lambda p: FearChoice(_bool(p, "use")),
+}
+
+
 def parse_action(payload: Any) -> Action:
     """Parse a JSON payload into an :class:`Action`.
 
@@ -314,50 +370,8 @@ def parse_action(payload: Any) -> Action:
     extra = set(payload) - allowed - {"type"}
     if extra:
         raise InvalidActionPayload(f"unexpected field(s) {sorted(extra)!r} for {kind}", sorted(extra)[0])
-    if kind == ActionType.FRACTURE:
-        return Fracture(_str(payload, "target"))
-    if kind == ActionType.USE_CROWN:
-        artefact = payload.get("artefact")
-        card = payload.get("card")
-        return UseCrown(
-            player=_int(payload, "player", optional=True),
-            artefact=None if artefact is None else _str(payload, "artefact"),
-            card=None if card is None else _str(payload, "card", _CARD_RE),
-        )
-    if kind == ActionType.REDISTRIBUTE:
-        raw = payload.get("moves")
-        if not isinstance(raw, list) or not raw or len(raw) > 64:
-            raise InvalidActionPayload("'moves' must be a non-empty list", "moves")
-        moves: list[Move] = []
-        for m in raw:
-            if not isinstance(m, dict) or set(m) != {"from", "to", "knights"}:
-                raise InvalidActionPayload("each move is {'from', 'to', 'knights'}", "moves")
-            n = _int(m, "knights")
-            assert n is not None
-            moves.append(Move(_str(m, "from", _LOC_RE), _str(m, "to", _LOC_RE), n))
-        return Redistribute(tuple(moves))
-    if kind == ActionType.ADVANCE:
-        n = _int(payload, "knights")
-        assert n is not None
-        return Advance(_str(payload, "to", _LOC_RE), n)
-    if kind == ActionType.RESPOND:
-        return Respond(_str_list(payload, "fracture"))
-    if kind == ActionType.CHOOSE_CONFLICT:
-        return ChooseConflict(_str(payload, "card", _CARD_RE))
-    if kind == ActionType.PLAY_SUPPORT:
-        cards = _str_list(payload, "cards", _CARD_RE)
-        if not cards:
-            raise InvalidActionPayload("'cards' must name at least one card", "cards")
-        return PlaySupport(cards)
-    if kind == ActionType.DISCARD_CHOICE:
-        return DiscardChoice(None if payload.get("card") is None else _str(payload, "card", _CARD_RE))
-    if kind == ActionType.INSIGHT_ORDER:
-        return InsightOrder(_str_list(payload, "order", _CARD_RE))
-    if kind == ActionType.PROSPERITY_CHOICE:
-        return ProsperityChoice(_bool(payload, "discard"))
-    if kind == ActionType.FEAR_CHOICE:
-        return FearChoice(_bool(payload, "use"))
-    return ACTION_TYPES[kind]()
+    parser = _PARSERS.get(kind)
+    return ACTION_TYPES[kind]() if parser is None else parser(payload)
 
 
 _FIELDS: dict[str, set[str]] = {

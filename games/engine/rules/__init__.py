@@ -22,7 +22,7 @@ from .advance import advance_targets, check_advance
 from .battle import combat_score, knight_part
 from .core import OPTION_DEFAULTS, Transition, Tx, current_phase, option, teammates
 from .dispatch import apply
-from .quantities import capacity, dice_in_use, supplied
+from .quantities import capacity, dice_budget, dice_in_use, supplied
 from .redistribution import check_redistribution
 from .setup import new_game, normalize_setup
 from .victory import territory_vp, victory_points
@@ -38,6 +38,7 @@ __all__ = [
     "check_redistribution",
     "combat_score",
     "current_phase",
+    "dice_budget",
     "dice_in_use",
     "knight_part",
     "new_game",
