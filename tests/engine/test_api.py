@@ -205,9 +205,9 @@ def test_action_and_prompt_kind_enums_match_the_json_strings() -> None:
     assert set(ACTION_TYPES) == {t.value for t in ActionType}
     for tag, cls in ACTION_TYPES.items():
         assert tag == cls.TYPE and json.dumps(cls.TYPE) == json.dumps(str(tag))
-    tag: str = ActionType.END_TURN
+    end_turn: str = ActionType.END_TURN
     lookup: dict[str, int] = {ActionType.END_TURN: 1}
-    assert tag == "end_turn" and lookup["end_turn"] == 1
+    assert end_turn == "end_turn" and lookup["end_turn"] == 1
     assert parse_action({"type": "end_turn"}).to_dict() == {"type": ActionType.END_TURN}
     s = game(3, seed=4)
     [prompt] = pending(s)
