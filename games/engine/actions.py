@@ -64,6 +64,7 @@ class Fracture(Action):
     target: str
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON payload (inverse of :func:`parse_action`)."""
         return {"type": self.TYPE, "target": self.target}
 
 
@@ -78,6 +79,7 @@ class UseCrown(Action):
     card: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON payload (inverse of :func:`parse_action`)."""
         d: dict[str, Any] = {"type": self.TYPE}
         if self.player is not None:
             d["player"] = self.player
@@ -110,6 +112,7 @@ class Redistribute(Action):
     moves: tuple[Move, ...]
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON payload (inverse of :func:`parse_action`)."""
         return {"type": self.TYPE, "moves": [m.to_dict() for m in self.moves]}
 
 
@@ -122,6 +125,7 @@ class Advance(Action):
     knights: int
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON payload (inverse of :func:`parse_action`)."""
         return {"type": self.TYPE, "to": self.to, "knights": self.knights}
 
 
@@ -155,6 +159,7 @@ class Respond(Action):
     fracture: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON payload (inverse of :func:`parse_action`)."""
         return {"type": self.TYPE, "fracture": list(self.fracture)}
 
 
@@ -166,6 +171,7 @@ class ChooseConflict(Action):
     card: str
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON payload (inverse of :func:`parse_action`)."""
         return {"type": self.TYPE, "card": self.card}
 
 
@@ -177,6 +183,7 @@ class PlaySupport(Action):
     cards: tuple[str, ...]
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON payload (inverse of :func:`parse_action`)."""
         return {"type": self.TYPE, "cards": list(self.cards)}
 
 
@@ -195,6 +202,7 @@ class DiscardChoice(Action):
     card: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON payload (inverse of :func:`parse_action`)."""
         return {"type": self.TYPE, "card": self.card}
 
 
@@ -206,6 +214,7 @@ class InsightOrder(Action):
     order: tuple[str, ...]
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON payload (inverse of :func:`parse_action`)."""
         return {"type": self.TYPE, "order": list(self.order)}
 
 
@@ -217,6 +226,7 @@ class ProsperityChoice(Action):
     discard: bool
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON payload (inverse of :func:`parse_action`)."""
         return {"type": self.TYPE, "discard": self.discard}
 
 
@@ -228,6 +238,7 @@ class FearChoice(Action):
     use: bool
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON payload (inverse of :func:`parse_action`)."""
         return {"type": self.TYPE, "use": self.use}
 
 

@@ -16,8 +16,13 @@ from .turn import start_turn
 def normalize_setup(setup: dict[str, Any]) -> dict[str, Any]:
     """Return the canonical form of a setup dict (defaults filled in) or raise :class:`ContentError`.
 
-    Keys: ``players`` (2..6), ``seed`` (int), ``content`` (set name or inline dict), ``layout`` (``None``
-    or an inline layout dict), ``options`` (:data:`OPTION_DEFAULTS`), ``pin`` (see ``docs/game-record.md``).
+    Keys: ``players`` (2..6, R1), ``seed`` (int), ``content`` (set name or inline dict), ``layout``
+    (``None`` or an inline layout dict, R18), ``options`` (:data:`OPTION_DEFAULTS`, R105–R120), ``pin``
+    (see ``docs/game-record.md``).
+
+    Raises:
+        ContentError: not an object, bad players/seed, unknown or invalid options (R105, Q28), bad pins,
+            or a player count the content or layout does not support (R1).
     """
     if not isinstance(setup, dict):
         raise ContentError("setup must be an object")
