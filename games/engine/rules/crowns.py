@@ -25,9 +25,9 @@ def crown_of(state: GameState, seat: int) -> Artefact | None:
     return None
 
 
-def crown_unavailable(state: GameState, seat: int) -> ErrorCode | None:
-    """Why ``seat`` may not use its crown now, or ``None`` if it may (R39: face up, once per turn)."""
-    crown = crown_of(state, seat)
+def crown_unavailable(state: GameState, crown: Artefact | None) -> ErrorCode | None:
+    """Why the active seat may not use ``crown`` (its :func:`crown_of`) now, or ``None`` if it may
+    (R39: face up, once per turn)."""
     if crown is None or not crown.face_up:
         return ErrorCode.CROWN_UNAVAILABLE
     if state.crown_used:
@@ -41,9 +41,15 @@ def order_candidates(state: GameState, seat: int) -> list[int]:
     return [c for c, t in zip(p.discard, p.discard_turns, strict=True) if t < state.turn]
 
 
+def corruptible(art: Artefact | None, crown_id: str) -> bool:
+    """Whether the Crown of Corruption ``crown_id`` may target ``art``: any face-up artefact but
+    itself (R41, Q31)."""
+    return art is not None and art.face_up and art.id != crown_id
+
+
 def corruption_targets(state: GameState, crown_id: str) -> list[tuple[int, str]]:
-    """``(owner seat, artefact id)`` of every face-up artefact but the Corruption crown itself (R41, Q31)."""
-    return [(p.seat, a.id) for p in state.players for a in p.artefacts if a.face_up and a.id != crown_id]
+    """``(owner seat, artefact id)`` of every artefact the Corruption crown may target (R41, Q31)."""
+    return [(p.seat, a.id) for p in state.players for a in p.artefacts if corruptible(a, crown_id)]
 
 
 def _check_target(state: GameState, action: A.UseCrown, crown_id: str, ability: str) -> dict[str, Any]:
@@ -57,7 +63,8 @@ def _check_target(state: GameState, action: A.UseCrown, crown_id: str, ability: 
     if (action.artefact is not None) != (ability == "corruption"):
         raise bad
     if ability == "corruption":
-        if (action.player, action.artefact) not in corruption_targets(state, crown_id):
+        assert action.player is not None and action.artefact is not None
+        if not corruptible(state.players[action.player].artefact(action.artefact), crown_id):
             raise bad
         return {"player": action.player, "artefact": action.artefact}
     if ability == "prosperity":
@@ -94,10 +101,10 @@ def check_crown_use(state: GameState, actor: int, action: A.UseCrown) -> tuple[A
             that does not fit the ability (``CROWN_BAD_CHOICE``).
     """
     require_turn(state, actor, "window")
-    problem = crown_unavailable(state, actor)
+    crown = crown_of(state, actor)
+    problem = crown_unavailable(state, crown)
     if problem is not None:
         raise IllegalAction(problem, rule="R39")
-    crown = crown_of(state, actor)
     assert crown is not None
     ability = state.content.artefacts[crown.id].ability
     args: dict[str, Any] = {"ability": ability}
@@ -128,10 +135,9 @@ def h_use_crown(tx: Tx, actor: int, action: A.Action) -> None:
 
 def crown_options(state: GameState, seat: int) -> list[A.Action]:
     """Crown uses open to ``seat`` in its free window (R39–R41); the caller checks the phase."""
-    if crown_unavailable(state, seat) is not None:
-        return []
     crown = crown_of(state, seat)
-    assert crown is not None
+    if crown is None or crown_unavailable(state, crown) is not None:
+        return []
     ability = state.content.artefacts[crown.id].ability
     if ability == "corruption":
         return [A.UseCrown(player=p, artefact=a) for p, a in corruption_targets(state, crown.id)]

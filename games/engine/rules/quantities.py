@@ -58,8 +58,9 @@ def dice_after(
 def castle_room(state: GameState, seat: int) -> int:
     """Knights that can still be added to ``seat``'s castle before it would need an 11th die (R16)."""
     castle = state.players[seat].castle
-    other = dice_in_use(state, seat) - dice_for(state, castle)
-    return max(0, (dice_budget(state) - other) * state.content.n("knights_per_die") - castle)
+    kpd = state.content.n("knights_per_die")
+    other = dice_in_use(state, seat) - ceil_div(castle, kpd)
+    return max(0, (dice_budget(state) - other) * kpd - castle)
 
 
 def capacity(state: GameState, pos: int) -> int:

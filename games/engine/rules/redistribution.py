@@ -24,14 +24,12 @@ def _location(state: GameState, actor: int, loc: str, sup: set[int]) -> int:
     return pos
 
 
-def _knights_at(state: GameState, actor: int, loc: int) -> int:
-    """Knights of ``actor`` at location ``loc`` (-1 = its castle)."""
-    return state.players[actor].castle if loc == -1 else state.knights[loc]
-
-
-def _final_counts(state: GameState, actor: int, moves: tuple[A.Move, ...]) -> dict[int, int]:
-    """Apply ``moves`` on paper: knights per touched location afterwards (-1 = castle)."""
+def _final_counts(
+    state: GameState, actor: int, moves: tuple[A.Move, ...]
+) -> tuple[dict[int, int], dict[int, int]]:
+    """Apply ``moves`` on paper: knights per touched location before and after (-1 = castle)."""
     sup = supplied(state, actor)
+    before: dict[int, int] = {}
     final: dict[int, int] = {}
     for m in moves:
         if m.knights < 1:
@@ -42,10 +40,10 @@ def _final_counts(state: GameState, actor: int, moves: tuple[A.Move, ...]) -> di
             raise IllegalAction(ErrorCode.BAD_CHOICE, location=m.src)
         for loc in (src, dst):
             if loc not in final:
-                final[loc] = _knights_at(state, actor, loc)
+                before[loc] = final[loc] = state.players[actor].castle if loc == -1 else state.knights[loc]
         final[src] -= m.knights
         final[dst] += m.knights
-    return final
+    return before, final
 
 
 def check_redistribution(state: GameState, actor: int, moves: tuple[A.Move, ...]) -> dict[int, int]:
@@ -55,7 +53,7 @@ def check_redistribution(state: GameState, actor: int, moves: tuple[A.Move, ...]
         IllegalAction: unknown/foreign/unsupplied location (R43, R46), abandoned territory or over
             capacity (R45, R12), not enough knights, dice budget (R16).
     """
-    final = _final_counts(state, actor, moves)
+    before, final = _final_counts(state, actor, moves)
     for loc, count in final.items():
         if loc == -1:
             if count < 0:
@@ -64,7 +62,7 @@ def check_redistribution(state: GameState, actor: int, moves: tuple[A.Move, ...]
             raise IllegalAction(ErrorCode.TERRITORY_ABANDONED, location=state.board.pos_id(loc), rule="R45")
         elif count > capacity(state, loc):
             raise IllegalAction(ErrorCode.OVER_CAPACITY, location=state.board.pos_id(loc), rule="R45")
-    dice = dice_after(state, actor, ((_knights_at(state, actor, loc), n) for loc, n in final.items()))
+    dice = dice_after(state, actor, [(before[loc], n) for loc, n in final.items()])
     if dice > dice_budget(state):
         raise IllegalAction(ErrorCode.DICE_BUDGET, dice=dice, rule="R16")
     return final
