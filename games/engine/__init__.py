@@ -15,6 +15,7 @@ Public API (architecture §2)::
 from .actions import Action, card_id, parse_action
 from .content import Board, Content, load_board, load_content
 from .errors import ContentError, ErrorCode, IllegalAction, InvalidActionPayload
+from .kinds import ActionType, PromptKind
 from .prompts import Prompt, legal_actions, pending
 from .record import RECORD_FORMAT, ReplayError, make_record, replay
 from .rules import (
@@ -36,6 +37,7 @@ __all__ = [
     "OPTION_DEFAULTS",
     "RECORD_FORMAT",
     "Action",
+    "ActionType",
     "Board",
     "Content",
     "ContentError",
@@ -44,6 +46,7 @@ __all__ = [
     "IllegalAction",
     "InvalidActionPayload",
     "Prompt",
+    "PromptKind",
     "ReplayError",
     "Transition",
     "advance_targets",

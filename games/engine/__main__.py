@@ -17,7 +17,7 @@ from .bot import choose, next_decision
 from .errors import ContentError
 from .record import ReplayError, make_record, replay
 from .rng import Rng
-from .rules import new_game
+from .rules import apply, new_game
 from .state import state_hash
 from .view import public_summary
 
@@ -46,8 +46,6 @@ def play_random_game(
 
 
 def _apply(state: Any, seat: int, action: Action) -> Any:
-    from .rules import apply
-
     return apply(state, seat, action).state
 
 

@@ -9,10 +9,12 @@ Locations are ``"castle"`` (the actor's own castle) or a position id ``"t<index>
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .errors import InvalidActionPayload
+from .kinds import ActionType
 
 _CARD_RE = re.compile(r"^s(\d)c(\d{2})$")
 _LOC_RE = re.compile(r"^(castle|t\d{1,3})$")
@@ -44,24 +46,25 @@ class Action:
 class CallToArms(Action):
     """Play Call to Arms: +2 knights in the castle (R34). Free window only."""
 
-    TYPE: ClassVar[str] = "call_to_arms"
+    TYPE: ClassVar[str] = ActionType.CALL_TO_ARMS
 
 
 @dataclass(frozen=True, slots=True)
 class TacticalAdvance(Action):
     """Play Tactical Advance: one more manoeuvre this turn (R35, Q24). Free window only."""
 
-    TYPE: ClassVar[str] = "tactical_advance"
+    TYPE: ClassVar[str] = ActionType.TACTICAL_ADVANCE
 
 
 @dataclass(frozen=True, slots=True)
 class Fracture(Action):
     """Play Fracture in one's own free window on another player's face-up artefact (R36 a, Q22)."""
 
-    TYPE: ClassVar[str] = "fracture"
+    TYPE: ClassVar[str] = ActionType.FRACTURE
     target: str
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON payload (inverse of :func:`parse_action`)."""
         return {"type": self.TYPE, "target": self.target}
 
 
@@ -70,12 +73,13 @@ class UseCrown(Action):
     """Announce a crown use (R39–R41). ``player`` for Corruption/Prosperity (any seat, Q31), ``artefact``
     for Corruption, ``card`` for Order (a card of one's discard pile discarded on a previous turn)."""
 
-    TYPE: ClassVar[str] = "use_crown"
+    TYPE: ClassVar[str] = ActionType.USE_CROWN
     player: int | None = None
     artefact: str | None = None
     card: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON payload (inverse of :func:`parse_action`)."""
         d: dict[str, Any] = {"type": self.TYPE}
         if self.player is not None:
             d["player"] = self.player
@@ -104,10 +108,11 @@ class Redistribute(Action):
     """Redistribute knights (R43–R47): all ``moves`` are applied together and only the result is checked.
     Starts a manoeuvre from a free window; may be repeated before the manoeuvre's advance."""
 
-    TYPE: ClassVar[str] = "redistribute"
+    TYPE: ClassVar[str] = ActionType.REDISTRIBUTE
     moves: tuple[Move, ...]
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON payload (inverse of :func:`parse_action`)."""
         return {"type": self.TYPE, "moves": [m.to_dict() for m in self.moves]}
 
 
@@ -115,11 +120,12 @@ class Redistribute(Action):
 class Advance(Action):
     """Advance ``knights`` from the castle into territory ``to`` (R52–R57, Castle Siege R112)."""
 
-    TYPE: ClassVar[str] = "advance"
+    TYPE: ClassVar[str] = ActionType.ADVANCE
     to: str
     knights: int
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON payload (inverse of :func:`parse_action`)."""
         return {"type": self.TYPE, "to": self.to, "knights": self.knights}
 
 
@@ -127,21 +133,21 @@ class Advance(Action):
 class DeclineAdvance(Action):
     """End the current manoeuvre without advancing (R28, R58)."""
 
-    TYPE: ClassVar[str] = "decline_advance"
+    TYPE: ClassVar[str] = ActionType.DECLINE_ADVANCE
 
 
 @dataclass(frozen=True, slots=True)
 class FinishRedistribution(Action):
     """End the Crown of Vitality redistribution (R41)."""
 
-    TYPE: ClassVar[str] = "finish_redistribution"
+    TYPE: ClassVar[str] = ActionType.FINISH_REDISTRIBUTION
 
 
 @dataclass(frozen=True, slots=True)
 class EndTurn(Action):
     """End the turn from a free window (Q23); step 9 restores artefacts (R93)."""
 
-    TYPE: ClassVar[str] = "end_turn"
+    TYPE: ClassVar[str] = ActionType.END_TURN
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,10 +155,11 @@ class Respond(Action):
     """Answer a response window (R37): a ranked list of Fracture targets ("fracture X; if X is already
     destroyed, Y; otherwise keep my card"); the empty list passes."""
 
-    TYPE: ClassVar[str] = "respond"
+    TYPE: ClassVar[str] = ActionType.RESPOND
     fracture: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON payload (inverse of :func:`parse_action`)."""
         return {"type": self.TYPE, "fracture": list(self.fracture)}
 
 
@@ -160,10 +167,11 @@ class Respond(Action):
 class ChooseConflict(Action):
     """Place a conflict card face down (battle step 4, R68)."""
 
-    TYPE: ClassVar[str] = "choose_conflict"
+    TYPE: ClassVar[str] = ActionType.CHOOSE_CONFLICT
     card: str
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON payload (inverse of :func:`parse_action`)."""
         return {"type": self.TYPE, "card": self.card}
 
 
@@ -171,10 +179,11 @@ class ChooseConflict(Action):
 class PlaySupport(Action):
     """Play one or more support cards on one's support turn (battle step 5, R70, R110)."""
 
-    TYPE: ClassVar[str] = "play_support"
+    TYPE: ClassVar[str] = ActionType.PLAY_SUPPORT
     cards: tuple[str, ...]
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON payload (inverse of :func:`parse_action`)."""
         return {"type": self.TYPE, "cards": list(self.cards)}
 
 
@@ -182,17 +191,18 @@ class PlaySupport(Action):
 class PassSupport(Action):
     """Pass one's support turn (R70)."""
 
-    TYPE: ClassVar[str] = "pass_support"
+    TYPE: ClassVar[str] = ActionType.PASS_SUPPORT
 
 
 @dataclass(frozen=True, slots=True)
 class DiscardChoice(Action):
     """Answer a "may discard any 1 card" choice (R102): a card of one's hand, or ``None`` to decline."""
 
-    TYPE: ClassVar[str] = "discard_choice"
+    TYPE: ClassVar[str] = ActionType.DISCARD_CHOICE
     card: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON payload (inverse of :func:`parse_action`)."""
         return {"type": self.TYPE, "card": self.card}
 
 
@@ -200,10 +210,11 @@ class DiscardChoice(Action):
 class InsightOrder(Action):
     """Put the cards seen with the Crown of Insight back, ``order`` listing them top first (R41, D18)."""
 
-    TYPE: ClassVar[str] = "insight_order"
+    TYPE: ClassVar[str] = ActionType.INSIGHT_ORDER
     order: tuple[str, ...]
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON payload (inverse of :func:`parse_action`)."""
         return {"type": self.TYPE, "order": list(self.order)}
 
 
@@ -211,10 +222,11 @@ class InsightOrder(Action):
 class ProsperityChoice(Action):
     """Crown of Prosperity: ``discard`` the looked-at top card, or leave it on top (R41)."""
 
-    TYPE: ClassVar[str] = "prosperity_choice"
+    TYPE: ClassVar[str] = ActionType.PROSPERITY_CHOICE
     discard: bool
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON payload (inverse of :func:`parse_action`)."""
         return {"type": self.TYPE, "discard": self.discard}
 
 
@@ -222,10 +234,11 @@ class ProsperityChoice(Action):
 class FearChoice(Action):
     """Sceptre of Fear / Vigour: ``use`` the rival's knight count as one's knight part, or not (R67, Q3)."""
 
-    TYPE: ClassVar[str] = "fear_choice"
+    TYPE: ClassVar[str] = ActionType.FEAR_CHOICE
     use: bool
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON payload (inverse of :func:`parse_action`)."""
         return {"type": self.TYPE, "use": self.use}
 
 
@@ -294,6 +307,61 @@ def _bool(payload: dict[str, Any], key: str) -> bool:
     return value
 
 
+def _use_crown(payload: dict[str, Any]) -> Action:
+    artefact = payload.get("artefact")
+    card = payload.get("card")
+    return UseCrown(
+        player=_int(payload, "player", optional=True),
+        artefact=None if artefact is None else _str(payload, "artefact"),
+        card=None if card is None else _str(payload, "card", _CARD_RE),
+    )
+
+
+def _redistribute(payload: dict[str, Any]) -> Action:
+    raw = payload.get("moves")
+    if not isinstance(raw, list) or not raw or len(raw) > 64:
+        raise InvalidActionPayload("'moves' must be a non-empty list", "moves")
+    moves: list[Move] = []
+    for m in raw:
+        if not isinstance(m, dict) or set(m) != {"from", "to", "knights"}:
+            raise InvalidActionPayload("each move is {'from', 'to', 'knights'}", "moves")
+        n = _int(m, "knights")
+        assert n is not None
+        moves.append(Move(_str(m, "from", _LOC_RE), _str(m, "to", _LOC_RE), n))
+    return Redistribute(tuple(moves))
+
+
+def _advance(payload: dict[str, Any]) -> Action:
+    n = _int(payload, "knights")
+    assert n is not None
+    return Advance(_str(payload, "to", _LOC_RE), n)
+
+
+def _play_support(payload: dict[str, Any]) -> Action:
+    cards = _str_list(payload, "cards", _CARD_RE)
+    if not cards:
+        raise InvalidActionPayload("'cards' must name at least one card", "cards")
+    return PlaySupport(cards)
+
+
+#: Parsers of the action types that carry fields; the others have none.
+_PARSERS: dict[str, Callable[[dict[str, Any]], Action]] = {
+    ActionType.FRACTURE: lambda p: Fracture(_str(p, "target")),
+    ActionType.USE_CROWN: _use_crown,
+    ActionType.REDISTRIBUTE: _redistribute,
+    ActionType.ADVANCE: _advance,
+    ActionType.RESPOND: lambda p: Respond(_str_list(p, "fracture")),
+    ActionType.CHOOSE_CONFLICT: lambda p: ChooseConflict(_str(p, "card", _CARD_RE)),
+    ActionType.PLAY_SUPPORT: _play_support,
+    ActionType.DISCARD_CHOICE: lambda p: DiscardChoice(
+        None if p.get("card") is None else _str(p, "card", _CARD_RE)
+    ),
+    ActionType.INSIGHT_ORDER: lambda p: InsightOrder(_str_list(p, "order", _CARD_RE)),
+    ActionType.PROSPERITY_CHOICE: lambda p: ProsperityChoice(_bool(p, "discard")),
+    ActionType.FEAR_CHOICE: lambda p: FearChoice(_bool(p, "use")),
+}
+
+
 def parse_action(payload: Any) -> Action:
     """Parse a JSON payload into an :class:`Action`.
 
@@ -317,68 +385,26 @@ def parse_action(payload: Any) -> Action:
     extra = set(payload) - allowed - {"type"}
     if extra:
         raise InvalidActionPayload(f"unexpected field(s) {sorted(extra)!r} for {kind}", sorted(extra)[0])
-    if kind == "fracture":
-        return Fracture(_str(payload, "target"))
-    if kind == "use_crown":
-        artefact = payload.get("artefact")
-        card = payload.get("card")
-        return UseCrown(
-            player=_int(payload, "player", optional=True),
-            artefact=None if artefact is None else _str(payload, "artefact"),
-            card=None if card is None else _str(payload, "card", _CARD_RE),
-        )
-    if kind == "redistribute":
-        raw = payload.get("moves")
-        if not isinstance(raw, list) or not raw or len(raw) > 64:
-            raise InvalidActionPayload("'moves' must be a non-empty list", "moves")
-        moves: list[Move] = []
-        for m in raw:
-            if not isinstance(m, dict) or set(m) != {"from", "to", "knights"}:
-                raise InvalidActionPayload("each move is {'from', 'to', 'knights'}", "moves")
-            n = _int(m, "knights")
-            assert n is not None
-            moves.append(Move(_str(m, "from", _LOC_RE), _str(m, "to", _LOC_RE), n))
-        return Redistribute(tuple(moves))
-    if kind == "advance":
-        n = _int(payload, "knights")
-        assert n is not None
-        return Advance(_str(payload, "to", _LOC_RE), n)
-    if kind == "respond":
-        return Respond(_str_list(payload, "fracture"))
-    if kind == "choose_conflict":
-        return ChooseConflict(_str(payload, "card", _CARD_RE))
-    if kind == "play_support":
-        cards = _str_list(payload, "cards", _CARD_RE)
-        if not cards:
-            raise InvalidActionPayload("'cards' must name at least one card", "cards")
-        return PlaySupport(cards)
-    if kind == "discard_choice":
-        return DiscardChoice(None if payload.get("card") is None else _str(payload, "card", _CARD_RE))
-    if kind == "insight_order":
-        return InsightOrder(_str_list(payload, "order", _CARD_RE))
-    if kind == "prosperity_choice":
-        return ProsperityChoice(_bool(payload, "discard"))
-    if kind == "fear_choice":
-        return FearChoice(_bool(payload, "use"))
-    return ACTION_TYPES[kind]()
+    parser = _PARSERS.get(kind)
+    return ACTION_TYPES[kind]() if parser is None else parser(payload)
 
 
 _FIELDS: dict[str, set[str]] = {
-    "call_to_arms": set(),
-    "tactical_advance": set(),
-    "fracture": {"target"},
-    "use_crown": {"player", "artefact", "card"},
-    "redistribute": {"moves"},
-    "advance": {"to", "knights"},
-    "decline_advance": set(),
-    "finish_redistribution": set(),
-    "end_turn": set(),
-    "respond": {"fracture"},
-    "choose_conflict": {"card"},
-    "play_support": {"cards"},
-    "pass_support": set(),
-    "discard_choice": {"card"},
-    "insight_order": {"order"},
-    "prosperity_choice": {"discard"},
-    "fear_choice": {"use"},
+    ActionType.CALL_TO_ARMS: set(),
+    ActionType.TACTICAL_ADVANCE: set(),
+    ActionType.FRACTURE: {"target"},
+    ActionType.USE_CROWN: {"player", "artefact", "card"},
+    ActionType.REDISTRIBUTE: {"moves"},
+    ActionType.ADVANCE: {"to", "knights"},
+    ActionType.DECLINE_ADVANCE: set(),
+    ActionType.FINISH_REDISTRIBUTION: set(),
+    ActionType.END_TURN: set(),
+    ActionType.RESPOND: {"fracture"},
+    ActionType.CHOOSE_CONFLICT: {"card"},
+    ActionType.PLAY_SUPPORT: {"cards"},
+    ActionType.PASS_SUPPORT: set(),
+    ActionType.DISCARD_CHOICE: {"card"},
+    ActionType.INSIGHT_ORDER: {"order"},
+    ActionType.PROSPERITY_CHOICE: {"discard"},
+    ActionType.FEAR_CHOICE: {"use"},
 }

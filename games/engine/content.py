@@ -207,52 +207,65 @@ def load_content(spec: str | dict[str, Any] = "default") -> Content:
     return _CONTENT_CACHE[key]
 
 
-def _build_content(data: dict[str, Any]) -> Content:
-    try:
-        cards: list[CardDef] = []
-        for entry in data["deck"]:
-            value = entry.get("value")
-            ambush = value == "d6"
-            for _ in range(int(entry.get("copies", 1))):
-                cards.append(
-                    CardDef(
-                        index=len(cards),
-                        id=str(entry["id"]),
-                        name=str(entry["name"]),
-                        kind=str(entry["kind"]),
-                        value=None if (ambush or value is None) else int(value),
-                        ambush=ambush,
-                        effect=entry.get("effect"),
-                    )
+def _parse_cards(data: dict[str, Any]) -> list[CardDef]:
+    """The deck's cards in data order, ``copies`` expanded; an Ambush's value is ``"d6"`` (R3)."""
+    cards: list[CardDef] = []
+    for entry in data["deck"]:
+        value = entry.get("value")
+        ambush = value == "d6"
+        for _ in range(int(entry.get("copies", 1))):
+            cards.append(
+                CardDef(
+                    index=len(cards),
+                    id=str(entry["id"]),
+                    name=str(entry["name"]),
+                    kind=str(entry["kind"]),
+                    value=None if (ambush or value is None) else int(value),
+                    ambush=ambush,
+                    effect=entry.get("effect"),
                 )
-        artefacts = {
-            str(a["id"]): ArtefactDef(
-                id=str(a["id"]),
-                name=str(a["name"]),
-                type=str(a["type"]),
-                ability=str(a["ability"]),
-                trigger=str(a["trigger"]),
-                affects=str(a.get("affects", "you")),
             )
-            for a in data["artefacts"]
-        }
-        numbers = dict(data["numbers"])
-        types = {
-            str(t["id"]): TerritoryType(
-                id=str(t["id"]),
-                name=str(t["name"]),
-                capacity=int(t.get("capacity", numbers["default_capacity"])),
-                start_of_battle=t.get("start_of_battle"),
-                on_conquest=tuple(t.get("on_conquest", [])),
-                no_support=bool(t.get("no_support", False)),
-                homelands=bool(t.get("homelands", False)),
-            )
-            for t in data["territory_types"]
-        }
-        tiles = tuple((str(t["type"]), int(t["vp"]), int(t["count"])) for t in data["tiles"])
-        castles = tuple(dict(c) for c in data["castles"])
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ContentError(f"malformed content set: {exc!r}") from exc
+    return cards
+
+
+def _parse_artefacts(data: dict[str, Any]) -> dict[str, ArtefactDef]:
+    """Artefacts by id (R5)."""
+    return {
+        str(a["id"]): ArtefactDef(
+            id=str(a["id"]),
+            name=str(a["name"]),
+            type=str(a["type"]),
+            ability=str(a["ability"]),
+            trigger=str(a["trigger"]),
+            affects=str(a.get("affects", "you")),
+        )
+        for a in data["artefacts"]
+    }
+
+
+def _parse_territory_types(data: dict[str, Any], numbers: dict[str, Any]) -> dict[str, TerritoryType]:
+    """Territory types by id; capacity defaults to ``numbers["default_capacity"]`` (R12)."""
+    return {
+        str(t["id"]): TerritoryType(
+            id=str(t["id"]),
+            name=str(t["name"]),
+            capacity=int(t.get("capacity", numbers["default_capacity"])),
+            start_of_battle=t.get("start_of_battle"),
+            on_conquest=tuple(t.get("on_conquest", [])),
+            no_support=bool(t.get("no_support", False)),
+            homelands=bool(t.get("homelands", False)),
+        )
+        for t in data["territory_types"]
+    }
+
+
+def _check_content(
+    cards: list[CardDef],
+    artefacts: dict[str, ArtefactDef],
+    types: dict[str, TerritoryType],
+    tiles: tuple[tuple[str, int, int], ...],
+) -> dict[str, int]:
+    """Check the deck (R2), artefacts (R5) and tiles; return the resource cards' effect index."""
     effects = {c.effect: c.index for c in cards if c.kind == "resource" and c.effect}
     if len(cards) != 18 or sorted(effects) != ["authority", "call_to_arms", "fracture", "tactical_advance"]:
         raise ContentError("a deck must hold 18 cards including one of each resource card (R2)")
@@ -264,6 +277,20 @@ def _build_content(data: dict[str, Any]) -> Content:
     for tile_type, _vp, _count in tiles:
         if tile_type not in types:
             raise ContentError(f"tile of unknown type {tile_type!r}")
+    return effects
+
+
+def _build_content(data: dict[str, Any]) -> Content:
+    try:
+        cards = _parse_cards(data)
+        artefacts = _parse_artefacts(data)
+        numbers = dict(data["numbers"])
+        types = _parse_territory_types(data, numbers)
+        tiles = tuple((str(t["type"]), int(t["vp"]), int(t["count"])) for t in data["tiles"])
+        castles = tuple(dict(c) for c in data["castles"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ContentError(f"malformed content set: {exc!r}") from exc
+    effects = _check_content(cards, artefacts, types, tiles)
     return Content(
         id=str(data.get("id", "inline")),
         name=str(data.get("name", "")),

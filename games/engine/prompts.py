@@ -9,20 +9,17 @@ Vigour: do not use); the turn itself: end it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import permutations
 
 from . import actions as A
-from .rules import (
-    _crown_of,
-    _face_up,
-    _order_candidates,
-    advance_targets,
-    ceil_div,
-    current_phase,
-    dice_in_use,
-    supplied,
-)
+from .kinds import PromptKind
+from .rules.advance import advance_options
+from .rules.battle import conflict_options, fear_options, support_options
+from .rules.crowns import crown_options, insight_options, prosperity_options
+from .rules.redistribution import redistribution_options
+from .rules.resources import discard_options, resource_options
+from .rules.windows import fracture_options, respond_options
 from .state import UNCHOSEN, GameState
 
 
@@ -60,186 +57,132 @@ class Prompt:
         }
 
 
-def _conflict_timeout(state: GameState, seat: int) -> A.Action:
+def conflict_timeout(state: GameState, seat: int) -> A.Action:
+    """Timeout action of a conflict choice: the lowest-value conflict card ``seat`` holds, an Ambush
+    counting as its mean 3.5 (R68, timeout policy above); ties go to the lower card index."""
     cards = state.content.cards
     hand = [c for c in state.players[seat].hand if cards[c].kind == "conflict"]
     best = min(hand, key=lambda c: (7 if cards[c].ambush else 2 * int(cards[c].value or 0), c))
     return A.ChooseConflict(A.card_id(seat, best))
 
 
+def _deadline(state: GameState, seat: int) -> str:
+    return "turn" if seat == state.active else "response"
+
+
+def _window_prompts(state: GameState) -> list[Prompt]:
+    """One response prompt per asked seat that has not answered yet (R37)."""
+    w = state.window
+    assert w is not None
+    return [
+        Prompt(
+            seat,
+            PromptKind.RESPONSE,
+            "response",
+            A.Respond(()),
+            f"{w.serial}:response:{seat}",
+            {"window": w.kind, "opener": w.opener, "targets": list(w.targets)},
+        )
+        for seat, answer in zip(w.asked, w.answers, strict=True)
+        if answer is None
+    ]
+
+
+def _choice_prompts(state: GameState) -> list[Prompt]:
+    """The pending choice's prompt (R41, R67, R102)."""
+    ch = state.choice
+    assert ch is not None
+    timeout: A.Action
+    if ch.kind == PromptKind.MAY_DISCARD:
+        timeout = A.DiscardChoice(None)
+    elif ch.kind == PromptKind.INSIGHT_ORDER:
+        timeout = A.InsightOrder(tuple(A.card_id(ch.seat, c) for c in ch.cards))
+    elif ch.kind == PromptKind.PROSPERITY:
+        timeout = A.ProsperityChoice(False)
+    else:
+        timeout = A.FearChoice(False)
+    key = f"{ch.serial}:{ch.kind}:{ch.seat}"
+    return [Prompt(ch.seat, ch.kind, _deadline(state, ch.seat), timeout, key, {"source": ch.source})]
+
+
+def _battle_prompts(state: GameState) -> list[Prompt]:
+    """Conflict-card prompts of both sides (R68) or the current support turn's prompt (R70)."""
+    b = state.battle
+    assert b is not None
+    if b.stage == "conflict":
+        return [
+            Prompt(
+                seat,
+                PromptKind.CONFLICT,
+                _deadline(state, seat),
+                conflict_timeout(state, seat),
+                f"{b.serial}:conflict:{seat}",
+                {},
+            )
+            for side, seat in sorted(enumerate((b.attacker, b.defender)), key=lambda x: x[1])
+            if b.conflict[side] == UNCHOSEN
+        ]
+    if b.stage == "support":
+        seat = b.support_order[b.support_turn]
+        key = f"{b.serial}:support:{seat}:{b.support_passes}:{len(b.table)}"
+        return [Prompt(seat, PromptKind.SUPPORT, _deadline(state, seat), A.PassSupport(), key, {})]
+    return []
+
+
 def pending(state: GameState) -> list[Prompt]:
     """Return every decision the game is waiting for (several at once for windows and conflict cards).
 
     Returns:
-        Prompts sorted by seat; empty when the game is over.
+        Prompts sorted by seat; empty when the game is over (R103).
     """
     if state.winners:
         return []
-    w = state.window
-    if w is not None:
-        return [
-            Prompt(
-                seat,
-                "response",
-                "response",
-                A.Respond(()),
-                f"{w.serial}:response:{seat}",
-                {"window": w.kind, "opener": w.opener, "targets": list(w.targets)},
-            )
-            for seat, answer in zip(w.asked, w.answers, strict=True)
-            if answer is None
-        ]
-    ch = state.choice
-    if ch is not None:
-        timeout: A.Action
-        if ch.kind == "may_discard":
-            timeout = A.DiscardChoice(None)
-        elif ch.kind == "insight_order":
-            timeout = A.InsightOrder(tuple(A.card_id(ch.seat, c) for c in ch.cards))
-        elif ch.kind == "prosperity":
-            timeout = A.ProsperityChoice(False)
-        else:
-            timeout = A.FearChoice(False)
-        deadline = "turn" if ch.seat == state.active else "response"
-        return [
-            Prompt(
-                ch.seat, ch.kind, deadline, timeout, f"{ch.serial}:{ch.kind}:{ch.seat}", {"source": ch.source}
-            )
-        ]
-    b = state.battle
-    if b is not None:
-        if b.stage == "conflict":
-            return [
-                Prompt(
-                    seat,
-                    "conflict",
-                    "turn" if seat == state.active else "response",
-                    _conflict_timeout(state, seat),
-                    f"{b.serial}:conflict:{seat}",
-                    {},
-                )
-                for side, seat in sorted(enumerate((b.attacker, b.defender)), key=lambda x: x[1])
-                if b.conflict[side] == UNCHOSEN
-            ]
-        if b.stage == "support":
-            seat = b.support_order[b.support_turn]
-            return [
-                Prompt(
-                    seat,
-                    "support",
-                    "turn" if seat == state.active else "response",
-                    A.PassSupport(),
-                    f"{b.serial}:support:{seat}:{b.support_passes}:{len(b.table)}",
-                    {},
-                )
-            ]
-        return []
+    if state.window is not None:
+        return _window_prompts(state)
+    if state.choice is not None:
+        return _choice_prompts(state)
+    if state.battle is not None:
+        return _battle_prompts(state)
     # One key per turn for every turn-level prompt, so a turn has one clock however many steps it takes
     # (the timeout action follows the current step: decline the advance, finish Vitality, end the turn).
     seat = state.active
     key = f"t{state.turn}:turn:{seat}"
     if state.phase == "manoeuvre":
-        return [Prompt(seat, "manoeuvre", "turn", A.DeclineAdvance(), key, {})]
+        return [Prompt(seat, PromptKind.MANOEUVRE, "turn", A.DeclineAdvance(), key, {})]
     if state.phase == "vitality":
-        return [Prompt(seat, "vitality", "turn", A.FinishRedistribution(), key, {})]
-    return [Prompt(seat, "turn", "turn", A.EndTurn(), key, {})]
+        return [Prompt(seat, PromptKind.VITALITY, "turn", A.FinishRedistribution(), key, {})]
+    return [Prompt(seat, PromptKind.TURN, "turn", A.EndTurn(), key, {})]
 
 
-def _redistribution_moves(state: GameState, seat: int) -> list[A.Action]:
-    """Single-knight moves that keep the redistribution legal (R43–R46, R16); any legal outcome is reached
-    by a sequence of them (the atomic multi-move form stays available to clients)."""
-    sup = sorted(supplied(state, seat))
-    castle = state.players[seat].castle
-    kpd = state.content.n("knights_per_die")
-    budget = state.content.n("dice_per_player")
-    dice = dice_in_use(state, seat)
-    types = state.content.territory_types
-    counts = {-1: castle, **{t: state.knights[t] for t in sup}}
-    out: list[A.Action] = []
-    for src, have in counts.items():
-        if have < (1 if src == -1 else 2):
-            continue
-        for dst, there in counts.items():
-            if dst == src:
-                continue
-            if dst != -1 and there + 1 > types[state.tiles[dst]].capacity:
-                continue
-            delta = (
-                ceil_div(have - 1, kpd)
-                - ceil_div(have, kpd)
-                + ceil_div(there + 1, kpd)
-                - ceil_div(there, kpd)
-            )
-            if dice + delta > budget:
-                continue
-            out.append(A.Redistribute((A.Move(_loc(state, src), _loc(state, dst), 1),)))
-    return out
+#: Legal-action generators of the pending choices, by choice kind (R41, R67, R102).
+_CHOICE_OPTIONS: dict[str, Callable[[GameState, int], list[A.Action]]] = {
+    PromptKind.MAY_DISCARD: discard_options,
+    PromptKind.INSIGHT_ORDER: insight_options,
+    PromptKind.PROSPERITY: prosperity_options,
+    PromptKind.FEAR: fear_options,
+}
 
 
-def _loc(state: GameState, pos: int) -> str:
-    return "castle" if pos == -1 else state.board.pos_id(pos)
-
-
-def _advances(state: GameState, seat: int) -> list[A.Action]:
-    """Every legal advance (R52–R55, R112, R16), computed without re-running the supply search."""
-    out: list[A.Action] = []
-    castle = state.players[seat].castle
-    if castle < 1:
-        return out
-    c = state.content
-    kpd = c.n("knights_per_die")
-    budget = c.n("dice_per_player")
-    other = dice_in_use(state, seat) - ceil_div(castle, kpd)
-    for pos in advance_targets(state, seat):
-        pid = state.board.pos_id(pos)
-        if state.board.kinds[pos] == "castle":
-            limit = c.n("siege_max_advance")
-        else:
-            limit = c.territory_types[state.tiles[pos]].capacity
-        for n in range(1, min(castle, limit) + 1):
-            if other + ceil_div(castle - n, kpd) + ceil_div(n, kpd) <= budget:
-                out.append(A.Advance(pid, n))
-    return out
-
-
-def _crown_uses(state: GameState, seat: int) -> list[A.Action]:
-    crown = _crown_of(state, seat)
-    if crown is None or not crown.face_up or state.crown_used:
-        return []
-    ability = state.content.artefacts[crown.id].ability
-    if ability == "corruption":
-        return [
-            A.UseCrown(player=p.seat, artefact=a.id)
-            for p in state.players
-            for a in p.artefacts
-            if a.face_up and a.id != crown.id
-        ]
-    if ability == "prosperity":
-        return [A.UseCrown(player=p.seat) for p in state.players]
-    if ability == "order":
-        cands = sorted(set(_order_candidates(state, seat)))
-        return [A.UseCrown(card=A.card_id(seat, c)) for c in cands] or [A.UseCrown()]
-    return [A.UseCrown()]
-
-
-def _support_sets(state: GameState, seat: int) -> list[A.Action]:
-    """Every distinct multiset of support values one may play at once (plus passing)."""
-    cards = state.content.cards
-    by_value: dict[int, list[int]] = {}
-    for c in state.players[seat].hand:
-        if cards[c].kind == "support":
-            by_value.setdefault(int(cards[c].value or 0), []).append(c)
-    combos: list[list[int]] = [[]]
-    for _value, group in sorted(by_value.items()):
-        combos = [combo + group[:k] for combo in combos for k in range(len(group) + 1)]
-    out: list[A.Action] = [A.PassSupport()]
-    out.extend(A.PlaySupport(tuple(A.card_id(seat, c) for c in combo)) for combo in combos if combo)
+def _turn_options(state: GameState, seat: int) -> list[A.Action]:
+    """The active seat's options outside battles, windows and choices (R27–R28, R41)."""
+    if state.phase == "vitality":
+        return [A.FinishRedistribution(), *redistribution_options(state, seat)]
+    if state.phase == "manoeuvre":
+        return [A.DeclineAdvance(), *advance_options(state, seat), *redistribution_options(state, seat)]
+    out: list[A.Action] = [A.EndTurn()]
+    out.extend(resource_options(state, seat))
+    out.extend(fracture_options(state, seat))
+    out.extend(crown_options(state, seat))
+    if state.manoeuvres_left > 0:
+        out.extend(advance_options(state, seat))
+        out.extend(redistribution_options(state, seat))
     return out
 
 
 def legal_actions(state: GameState, seat: int) -> list[A.Action]:
     """Return a finite list of complete actions ``seat`` may take now, enough to reach every legal outcome.
 
+    Each family's generator lives next to its check and handler in :mod:`games.engine.rules`.
     Redistribution is offered as single-knight moves (repeatable before the advance); Fracture answers as
     single targets or a pass; support plays as every distinct multiset of values.
 
@@ -248,69 +191,18 @@ def legal_actions(state: GameState, seat: int) -> list[A.Action]:
     """
     if state.winners:
         return []
-    cards = state.content.cards
-    fracture = state.content.effect_index["fracture"]
-    hand = state.players[seat].hand
-    w = state.window
-    if w is not None:
-        if seat not in w.asked or w.answers[w.asked.index(seat)] is not None:
-            return []
-        out: list[A.Action] = [A.Respond(())]
-        if fracture in hand:
-            out.extend(A.Respond((t,)) for t in w.targets if _owner(state, t) != seat and _face_up(state, t))
-        return out
+    if state.window is not None:
+        return respond_options(state, seat)
     ch = state.choice
     if ch is not None:
-        if ch.seat != seat:
-            return []
-        if ch.kind == "may_discard":
-            keep: list[A.Action] = [A.DiscardChoice(None)]
-            return keep + [A.DiscardChoice(A.card_id(seat, c)) for c in sorted(set(hand))]
-        if ch.kind == "insight_order":
-            return [
-                A.InsightOrder(tuple(A.card_id(seat, c) for c in perm)) for perm in permutations(ch.cards)
-            ]
-        if ch.kind == "prosperity":
-            return [A.ProsperityChoice(False), A.ProsperityChoice(True)]
-        return [A.FearChoice(False), A.FearChoice(True)]
+        return _CHOICE_OPTIONS.get(ch.kind, fear_options)(state, seat) if ch.seat == seat else []
     b = state.battle
     if b is not None:
         if b.stage == "conflict":
-            side = b.side(seat)
-            if side < 0 or b.conflict[side] != UNCHOSEN:
-                return []
-            return [
-                A.ChooseConflict(A.card_id(seat, c)) for c in sorted(set(hand)) if cards[c].kind == "conflict"
-            ]
-        if b.stage == "support" and b.support_order[b.support_turn] == seat:
-            return _support_sets(state, seat)
+            return conflict_options(state, seat)
+        if b.stage == "support":
+            return support_options(state, seat)
         return []
     if seat != state.active:
         return []
-    phase = current_phase(state)
-    if phase == "vitality":
-        return [A.FinishRedistribution(), *_redistribution_moves(state, seat)]
-    if phase == "manoeuvre":
-        return [A.DeclineAdvance(), *_advances(state, seat), *_redistribution_moves(state, seat)]
-    out = [A.EndTurn()]
-    effects = state.content.effect_index
-    if effects["call_to_arms"] in hand:
-        out.append(A.CallToArms())
-    if effects["tactical_advance"] in hand:
-        out.append(A.TacticalAdvance())
-    if fracture in hand:
-        out.extend(
-            A.Fracture(a.id) for p in state.players if p.seat != seat for a in p.artefacts if a.face_up
-        )
-    out.extend(_crown_uses(state, seat))
-    if state.manoeuvres_left > 0:
-        out.extend(_advances(state, seat))
-        out.extend(_redistribution_moves(state, seat))
-    return out
-
-
-def _owner(state: GameState, art_id: str) -> int:
-    for p in state.players:
-        if p.artefact(art_id) is not None:
-            return p.seat
-    return -1
+    return _turn_options(state, seat)

@@ -11,9 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from . import actions as A
+from .kinds import PromptKind
 from .prompts import pending
 from .rules import (
+    capacity,
     current_phase,
+    dice_budget,
     dice_in_use,
     knight_part,
     option,
@@ -21,7 +24,7 @@ from .rules import (
     territory_vp,
     victory_points,
 )
-from .state import NO_CARD, UNCHOSEN, GameState
+from .state import NO_CARD, UNCHOSEN, GameState, Player
 
 Viewer = int | None
 
@@ -109,17 +112,11 @@ _STEP_OF_STAGE = {
 }
 
 
-def view_for(state: GameState, viewer: Viewer) -> dict[str, Any]:
-    """Return the JSON-safe view of ``state`` for seat ``viewer`` (``None`` = spectator).
-
-    Shape: ``turn``, ``active``, ``phase``, ``winners``, ``options``, ``content``, ``map`` (per position:
-    id, q, r, kind, tile, vp, capacity, owner, knights, supplied, disputed), ``players`` (castle knights,
-    dice in use / in reserve, VP, hand/deck/discard sizes, public discard pile, artefacts, team; ``hand``
-    only for the viewer), ``battle``, ``window``, ``choice`` (the viewer's own look), ``prompts``.
-    """
+def _map_view(state: GameState) -> list[dict[str, Any]]:
+    """Per position: id, q, r, kind; territories add tile, name, VP (R14, R117), capacity (R12), owner,
+    knights, supplied (R48) and disputed; castles add seat, name, colour, knights and disputed."""
     c = state.content
     board = state.board
-    vp = victory_points(state)
     sup = [supplied(state, p.seat) for p in state.players]
     disputed = state.battle.pos if state.battle is not None else -1
     tiles = []
@@ -133,7 +130,7 @@ def view_for(state: GameState, viewer: Viewer) -> dict[str, Any]:
                 tile=ttype.id,
                 name=ttype.name,
                 vp=territory_vp(state, i),
-                capacity=ttype.capacity,
+                capacity=capacity(state, i),
                 owner=owner if owner >= 0 else None,
                 knights=state.knights[i],
                 supplied=owner >= 0 and i in sup[owner],
@@ -149,73 +146,102 @@ def view_for(state: GameState, viewer: Viewer) -> dict[str, Any]:
                 disputed=i == disputed,
             )
         tiles.append(entry)
-    players = []
-    budget = c.n("dice_per_player")
-    for p in state.players:
-        used = dice_in_use(state, p.seat)
-        pv: dict[str, Any] = {
-            "seat": p.seat,
-            "castle": c.castles[p.seat % len(c.castles)]["name"],
-            "colour": c.castles[p.seat % len(c.castles)]["colour"],
-            "castle_knights": p.castle,
-            "knights_on_map": p.castle
-            + sum(k for o, k in zip(state.owner, state.knights, strict=True) if o == p.seat),
-            "dice_in_use": used,
-            "dice_in_reserve": budget - used,
-            "vp": vp[p.seat],
-            "hand_size": len(p.hand),
-            "deck_size": len(p.deck),
-            "discard": [
-                card_view(state, p.seat, card) | {"turn": t}
-                for card, t in zip(p.discard, p.discard_turns, strict=True)
-            ],
-            "artefacts": [
-                {
-                    "id": a.id,
-                    "name": c.artefacts[a.id].name,
-                    "type": c.artefacts[a.id].type,
-                    "ability": c.artefacts[a.id].ability,
-                    "trigger": c.artefacts[a.id].trigger,
-                    "face_up": a.face_up,
-                    "destroyed_on": a.destroyed_on or None,
-                }
-                for a in p.artefacts
-            ],
-            "team": p.team if p.team >= 0 else None,
-        }
-        if viewer == p.seat:
-            pv["hand"] = [card_view(state, p.seat, card) for card in p.hand]
-        players.append(pv)
-    window = None
-    if state.window is not None:
-        w = state.window
-        window = {
-            "kind": w.kind,
-            "opener": w.opener,
-            "targets": list(w.targets),
-            "waiting_for": [s for s, a in zip(w.asked, w.answers, strict=True) if a is None],
-            "answered": viewer is not None
-            and viewer in w.asked
-            and w.answers[w.asked.index(viewer)] is not None,
-        }
-        if w.kind == "crown":
-            window["crown"] = {k: v for k, v in w.crown.items() if k != "card"}
-    choice = None
+    return tiles
+
+
+def _player_view(state: GameState, p: Player, viewer: Viewer, vp: int) -> dict[str, Any]:
+    """One seat's public facts (dice R16, ``vp`` in VP, piles, artefacts, team); ``hand`` for the viewer."""
+    c = state.content
+    used = dice_in_use(state, p.seat)
+    pv: dict[str, Any] = {
+        "seat": p.seat,
+        "castle": c.castles[p.seat % len(c.castles)]["name"],
+        "colour": c.castles[p.seat % len(c.castles)]["colour"],
+        "castle_knights": p.castle,
+        "knights_on_map": p.castle
+        + sum(k for o, k in zip(state.owner, state.knights, strict=True) if o == p.seat),
+        "dice_in_use": used,
+        "dice_in_reserve": dice_budget(state) - used,
+        "vp": vp,
+        "hand_size": len(p.hand),
+        "deck_size": len(p.deck),
+        "discard": [
+            card_view(state, p.seat, card) | {"turn": t}
+            for card, t in zip(p.discard, p.discard_turns, strict=True)
+        ],
+        "artefacts": [
+            {
+                "id": a.id,
+                "name": c.artefacts[a.id].name,
+                "type": c.artefacts[a.id].type,
+                "ability": c.artefacts[a.id].ability,
+                "trigger": c.artefacts[a.id].trigger,
+                "face_up": a.face_up,
+                "destroyed_on": a.destroyed_on or None,
+            }
+            for a in p.artefacts
+        ],
+        "team": p.team if p.team >= 0 else None,
+    }
+    if viewer == p.seat:
+        pv["hand"] = [card_view(state, p.seat, card) for card in p.hand]
+    return pv
+
+
+def _window_view(state: GameState, viewer: Viewer) -> dict[str, Any] | None:
+    """The open response window (R37): kind, opener, targets, who is still asked, whether the viewer
+    answered; a crown window shows the announced use without an Order card."""
+    w = state.window
+    if w is None:
+        return None
+    window = {
+        "kind": w.kind,
+        "opener": w.opener,
+        "targets": list(w.targets),
+        "waiting_for": [s for s, a in zip(w.asked, w.answers, strict=True) if a is None],
+        "answered": viewer is not None and viewer in w.asked and w.answers[w.asked.index(viewer)] is not None,
+    }
+    if w.kind == "crown":
+        window["crown"] = {k: v for k, v in w.crown.items() if k != "card"}
+    return window
+
+
+def _choice_view(state: GameState, viewer: Viewer) -> dict[str, Any] | None:
+    """The pending choice; the looked-at cards only for the seat deciding (R41, R95)."""
     ch = state.choice
-    if ch is not None:
-        choice = {"seat": ch.seat, "kind": ch.kind, "source": ch.source}
-        if viewer == ch.seat and ch.cards:
-            owner = ch.target if ch.kind == "prosperity" else ch.seat
-            choice["cards"] = [card_view(state, owner, card) for card in ch.cards]
-            if ch.kind == "prosperity":
-                choice["target"] = ch.target
-        elif ch.kind == "prosperity":
+    if ch is None:
+        return None
+    choice: dict[str, Any] = {"seat": ch.seat, "kind": ch.kind, "source": ch.source}
+    if viewer == ch.seat and ch.cards:
+        owner = ch.target if ch.kind == PromptKind.PROSPERITY else ch.seat
+        choice["cards"] = [card_view(state, owner, card) for card in ch.cards]
+        if ch.kind == PromptKind.PROSPERITY:
             choice["target"] = ch.target
-    threshold: dict[str, Any]
+    elif ch.kind == PromptKind.PROSPERITY:
+        choice["target"] = ch.target
+    return choice
+
+
+def _victory_view(state: GameState) -> dict[str, Any]:
+    """VP needed to win: per team size under Allegiance (R109), else per player (R103, R117)."""
+    c = state.content
     if option(state, "allegiance"):
-        threshold = {"team": {k: int(v) for k, v in c.numbers["team_victory_vp"].items()}}
-    else:
-        threshold = {"player": c.n("skirmish_victory_vp" if option(state, "skirmish") else "victory_vp")}
+        return {"team": {k: int(v) for k, v in c.numbers["team_victory_vp"].items()}}
+    return {"player": c.n("skirmish_victory_vp" if option(state, "skirmish") else "victory_vp")}
+
+
+def view_for(state: GameState, viewer: Viewer) -> dict[str, Any]:
+    """Return the JSON-safe view of ``state`` for seat ``viewer`` (``None`` = spectator) (R95, R97).
+
+    Shape: ``turn``, ``active``, ``phase``, ``winners``, ``options``, ``content``, ``map`` (per position:
+    id, q, r, kind, tile, vp, capacity, owner, knights, supplied, disputed), ``players`` (castle knights,
+    dice in use / in reserve, VP, hand/deck/discard sizes, public discard pile, artefacts, team; ``hand``
+    only for the viewer), ``battle``, ``window``, ``choice`` (the viewer's own look), ``prompts``.
+    """
+    c = state.content
+    vp = victory_points(state)
+    tiles = _map_view(state)
+    players = [_player_view(state, p, viewer, vp[p.seat]) for p in state.players]
     return {
         "viewer": viewer,
         "turn": state.turn,
@@ -225,14 +251,14 @@ def view_for(state: GameState, viewer: Viewer) -> dict[str, Any]:
         "manoeuvres_left": state.manoeuvres_left,
         "crown_used": state.crown_used,
         "winners": list(state.winners),
-        "victory": threshold,
+        "victory": _victory_view(state),
         "options": dict(state.setup["options"]),
         "content": {"id": c.id, "name": c.name, "provenance": c.provenance},
         "map": tiles,
         "players": players,
         "battle": _battle_view(state, viewer),
-        "window": window,
-        "choice": choice,
+        "window": _window_view(state, viewer),
+        "choice": _choice_view(state, viewer),
         "prompts": [
             {"seat": p.seat, "kind": p.kind, "deadline": p.deadline, "key": p.key} for p in pending(state)
         ],

@@ -9,10 +9,12 @@ from typing import Any
 import pytest
 
 from games.engine import (
+    ActionType,
     ContentError,
     ErrorCode,
     IllegalAction,
     InvalidActionPayload,
+    PromptKind,
     apply,
     canonical_json,
     from_dict,
@@ -155,9 +157,9 @@ def test_prompt_timeouts_are_the_documented_defaults() -> None:
     assert prompt.timeout_action.to_dict() == {"type": "end_turn"}
     s = edit(s)
     hand = set_hand(s, 1, ["heroic_assault", "probing_attack", "ambush", "war_banner"])
-    from games.engine.prompts import _conflict_timeout
+    from games.engine.prompts import conflict_timeout
 
-    assert _conflict_timeout(s, 1).to_dict() == {"type": "choose_conflict", "card": cid(1, hand[1])}
+    assert conflict_timeout(s, 1).to_dict() == {"type": "choose_conflict", "card": cid(1, hand[1])}
 
 
 def test_events_are_redacted_per_viewer() -> None:
@@ -195,3 +197,27 @@ def test_view_shows_own_hand_only() -> None:
             assert p["hand_size"] == len(s.players[p["seat"]].hand)
             assert p["deck_size"] == len(s.players[p["seat"]].deck)
         assert "seed" not in json.dumps(v)
+
+
+def test_action_and_prompt_kind_enums_match_the_json_strings() -> None:
+    """ActionType names every action tag and PromptKind every prompt kind; members equal, hash and
+    serialise exactly like their strings, so JSON and string comparisons are unchanged."""
+    assert set(ACTION_TYPES) == {t.value for t in ActionType}
+    for tag, cls in ACTION_TYPES.items():
+        assert tag == cls.TYPE and json.dumps(cls.TYPE) == json.dumps(str(tag))
+    end_turn: str = ActionType.END_TURN
+    lookup: dict[str, int] = {ActionType.END_TURN: 1}
+    assert end_turn == "end_turn" and lookup["end_turn"] == 1
+    assert parse_action({"type": "end_turn"}).to_dict() == {"type": ActionType.END_TURN}
+    s = game(3, seed=4)
+    [prompt] = pending(s)
+    assert prompt.kind == PromptKind.TURN
+    assert canonical_json(prompt.to_dict()) == canonical_json({**prompt.to_dict(), "kind": "turn"})
+    assert {k.value for k in PromptKind} >= {
+        "turn",
+        "manoeuvre",
+        "vitality",
+        "response",
+        "conflict",
+        "support",
+    }

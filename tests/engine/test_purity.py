@@ -23,7 +23,7 @@ def _imports(path: Path) -> set[str]:
 
 def test_engine_imports_nothing_forbidden() -> None:
     """Architecture §2: no random, time, datetime, uuid, os, Django or Celery in games/engine."""
-    modules = sorted(ENGINE.glob("*.py"))
+    modules = sorted(ENGINE.rglob("*.py"))
     assert len(modules) >= 8
     for path in modules:
         bad = _imports(path) & FORBIDDEN
@@ -32,7 +32,7 @@ def test_engine_imports_nothing_forbidden() -> None:
 
 def test_engine_imports_only_itself_within_the_project() -> None:
     """Architecture §1: games.engine never imports the rest of the project (games.models, views, ...)."""
-    for path in sorted(ENGINE.glob("*.py")):
+    for path in sorted(ENGINE.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:

@@ -1,0 +1,220 @@
+"""The shared core of the rules: the transaction :class:`Tx`, :class:`Transition`, table options and the
+small facts every rule module reads (phase, turn checks, teams, artefact ownership).
+
+Internals: :class:`Tx` is a copy-on-write transaction over a state. Handlers validate an action *before*
+changing anything (so an :class:`IllegalAction` leaves no trace), then mutate the transaction's private
+copy; :func:`games.engine.rules.dispatch.run` then advances the automatic steps until the game waits for a
+decision again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .. import actions as A
+from ..content import Content
+from ..errors import ErrorCode, IllegalAction
+from ..rng import Rng
+from ..state import Battle, Choice, GameState, Player, Window
+
+Event = dict[str, Any]
+
+OPTION_DEFAULTS: dict[str, Any] = {
+    "allegiance": None,  # None | "pairs" | "triples" (R105–R107)
+    "castle_siege": False,  # R112–R115
+    "cut_throat": False,  # R116
+    "skirmish": False,  # R117
+    "mayhem": False,  # R118–R120
+    "fracture_prompts": "all",  # "all" seats with a legal target, or only "holders" of Fracture
+    "castle_lake_link": False,  # Q13 flag: castles get the lake link for advances
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """Result of :func:`games.engine.apply`: the new ``state`` and the ``events`` it produced (unredacted;
+    use :func:`games.engine.view.redact_event` before showing one to a viewer)."""
+
+    state: GameState
+    events: list[Event]
+
+
+class Tx:
+    """A copy-on-write transaction: ``s`` is a shallow copy of the input state; :meth:`p`, :meth:`b`,
+    :meth:`w` copy a player / the battle / the window the first time they are changed.
+
+    Args:
+        state: the state to change; never mutated itself.
+    """
+
+    __slots__ = ("_battle", "_copied", "_window", "c", "events", "rng", "s")
+
+    def __init__(self, state: GameState) -> None:
+        self.s = state.shallow()
+        self.c: Content = state.content
+        self._copied: set[int] = set()
+        self._battle = False
+        self._window = False
+        self.events: list[Event] = []
+        self.rng = Rng(state.seed, state.rng_counter)
+
+    def p(self, seat: int) -> Player:
+        """Return a private, mutable copy of player ``seat``."""
+        if seat not in self._copied:
+            self.s.players[seat] = self.s.players[seat].copy()
+            self._copied.add(seat)
+        return self.s.players[seat]
+
+    def b(self) -> Battle:
+        """Return a private, mutable copy of the running battle."""
+        assert self.s.battle is not None
+        if not self._battle:
+            self.s.battle = self.s.battle.copy()
+            self._battle = True
+        return self.s.battle
+
+    def w(self) -> Window:
+        """Return a private, mutable copy of the open response window."""
+        assert self.s.window is not None
+        if not self._window:
+            self.s.window = self.s.window.copy()
+            self._window = True
+        return self.s.window
+
+    def new_battle(self, battle: Battle) -> None:
+        """Install a freshly built battle (already private)."""
+        self.s.battle = battle
+        self._battle = True
+
+    def new_window(self, window: Window) -> None:
+        """Install a freshly built response window (already private)."""
+        self.s.window = window
+        self._window = True
+
+    def emit(self, event_type: str, /, private: dict[int, dict[str, Any]] | None = None, **data: Any) -> None:
+        """Record an event. ``private`` maps a seat to fields only that seat may see (R95, R97)."""
+        ev: Event = {"type": event_type, "turn": self.s.turn, **data}
+        if private:
+            ev["private"] = {str(k): v for k, v in private.items()}
+        self.events.append(ev)
+
+    def next_serial(self) -> int:
+        """Return a new decision serial (used to key prompts)."""
+        self.s.serial += 1
+        return self.s.serial
+
+    def d6(self) -> int:
+        """Roll one die: a pinned result if any remain (setup ``pin.dice``), else the seeded RNG (R7)."""
+        if self.s.dice_queue:
+            return self.s.dice_queue.pop(0)
+        return self.rng.d6()
+
+    def finish(self) -> Transition:
+        """Close the transaction: store the RNG counter and return the transition."""
+        self.s.rng_counter = self.rng.counter
+        return Transition(self.s, self.events)
+
+
+def ceil_div(a: int, b: int) -> int:
+    """Return ceil(a / b) for ints (``b > 0``)."""
+    return -(-a // b)
+
+
+def option(state: GameState, name: str) -> Any:
+    """Return the value of setup option ``name`` (see :data:`OPTION_DEFAULTS`, R105–R120)."""
+    return state.setup["options"][name]
+
+
+def current_phase(state: GameState) -> str:
+    """Return what the game waits for: ``over``, ``response`` (a response window), ``choice``,
+    ``battle``, or the turn phase ``window`` / ``manoeuvre`` / ``vitality`` (R27–R28)."""
+    if state.winners:
+        return "over"
+    if state.window is not None:
+        return "response"
+    if state.choice is not None:
+        return "choice"
+    if state.battle is not None:
+        return "battle"
+    return state.phase
+
+
+def require_turn(state: GameState, actor: int, *phases: str) -> None:
+    """Check that ``actor`` is the active seat and the game is in one of ``phases`` (R27).
+
+    Raises:
+        IllegalAction: ``NOT_YOUR_DECISION`` or ``WRONG_PHASE``.
+    """
+    if actor != state.active:
+        raise IllegalAction(ErrorCode.NOT_YOUR_DECISION)
+    if current_phase(state) not in phases:
+        raise IllegalAction(ErrorCode.WRONG_PHASE, phase=current_phase(state))
+
+
+def hand_card(state: GameState, seat: int, cid: str) -> int:
+    """Return the deck index of card id ``cid`` (``"s<seat>c<index>"``) if it is in ``seat``'s hand (R95).
+
+    Raises:
+        IllegalAction: ``CARD_NOT_IN_HAND`` (malformed id, another seat's card, or not in hand).
+    """
+    parsed = A.parse_card_id(cid)
+    if parsed is None or parsed[0] != seat or parsed[1] not in state.players[seat].hand:
+        raise IllegalAction(ErrorCode.CARD_NOT_IN_HAND, card=cid)
+    return parsed[1]
+
+
+def choice_for(state: GameState, actor: int, kind: str) -> Choice:
+    """Return the pending choice of ``kind`` if ``actor`` must make it (R41, R67, R102).
+
+    Raises:
+        IllegalAction: ``WRONG_PHASE`` (no such choice open) or ``NOT_YOUR_DECISION``.
+    """
+    ch = state.choice
+    if ch is None or state.window is not None or ch.kind != kind:
+        raise IllegalAction(ErrorCode.WRONG_PHASE, phase=current_phase(state))
+    if ch.seat != actor:
+        raise IllegalAction(ErrorCode.NOT_YOUR_DECISION)
+    return ch
+
+
+def resume(tx: Tx, ch: Choice) -> None:
+    """Close the answered choice ``ch``; back in the free window a new decision serial starts."""
+    tx.s.choice = None
+    if ch.resume == "window" and tx.s.battle is None:
+        tx.next_serial()
+
+
+def teammates(state: GameState, seat: int) -> list[int]:
+    """Other seats on ``seat``'s Allegiance team (empty outside Allegiance) (R105–R108)."""
+    team = state.players[seat].team
+    if team < 0:
+        return []
+    return [p.seat for p in state.players if p.team == team and p.seat != seat]
+
+
+def artefact_owner(state: GameState, art_id: str) -> int:
+    """Seat holding artefact ``art_id`` (R20), or -1 if nobody does (unknown id)."""
+    for p in state.players:
+        if p.artefact(art_id) is not None:
+            return p.seat
+    return -1
+
+
+def face_up(state: GameState, art_id: str) -> bool:
+    """Whether artefact ``art_id`` is held and face up, i.e. not destroyed (R90)."""
+    owner = artefact_owner(state, art_id)
+    art = state.players[owner].artefact(art_id) if owner >= 0 else None
+    return art is not None and art.face_up
+
+
+def destroy_artefact(tx: Tx, art_id: str, by: int, reason: str) -> None:
+    """R90: turn artefact ``art_id`` face down and record the turn (restored at its owner's step 9, R93)."""
+    for p in tx.s.players:
+        if p.artefact(art_id) is not None:
+            art = tx.p(p.seat).artefact(art_id)
+            assert art is not None
+            art.face_up = False
+            art.destroyed_on = tx.s.turn
+            tx.emit("artefact_destroyed", artefact=art_id, owner=p.seat, by=by, reason=reason)
+            return

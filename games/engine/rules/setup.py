@@ -1,0 +1,257 @@
+"""Setting up a game (R18–R25): the setup dict, the map, artefacts, decks, starting knights and hands."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..content import MAX_SETUP_INT, Board, Content, bounded_int
+from ..errors import ContentError
+from ..rng import Rng
+from ..state import SCHEMA_VERSION, Artefact, GameState, Player, content_and_board
+from .core import OPTION_DEFAULTS, Tx, option
+from .resources import draw, gain
+from .turn import start_turn
+
+
+def normalize_setup(setup: dict[str, Any]) -> dict[str, Any]:
+    """Return the canonical form of a setup dict (defaults filled in) or raise :class:`ContentError`.
+
+    Keys: ``players`` (2..6, R1), ``seed`` (int), ``content`` (set name or inline dict), ``layout``
+    (``None`` or an inline layout dict, R18), ``options`` (:data:`OPTION_DEFAULTS`, R105–R120), ``pin``
+    (see ``docs/game-record.md``).
+
+    Raises:
+        ContentError: not an object, bad players/seed, unknown or invalid options (R105, Q28), bad pins,
+            or a player count the content or layout does not support (R1).
+    """
+    if not isinstance(setup, dict):
+        raise ContentError("setup must be an object")
+    if "players" not in setup:
+        raise ContentError("setup needs integer 'players' and 'seed'")
+    players = bounded_int(setup["players"], 0, 99, "players")  # never formatted into a path unchecked
+    seed = bounded_int(setup.get("seed", 0), -MAX_SETUP_INT - 1, MAX_SETUP_INT, "seed")
+    options = _normalize_options(setup.get("options") or {}, players)
+    content = setup.get("content", "default")
+    layout = setup.get("layout")
+    pin = setup.get("pin") or {}
+    if not isinstance(pin, dict):
+        raise ContentError("pin must be an object")
+    canonical = {
+        "players": players,
+        "seed": seed & ((1 << 63) - 1),
+        "content": content,
+        "layout": layout,
+        "options": options,
+        "pin": pin,
+    }
+    c, board = content_and_board(canonical)
+    if not c.n("players_min") <= players <= c.n("players_max"):
+        raise ContentError(f"{players} players is outside {c.n('players_min')}..{c.n('players_max')} (R1)")
+    if board.players != players:
+        raise ContentError("layout is for another player count")
+    return canonical
+
+
+def _normalize_options(raw_options: Any, players: int) -> dict[str, Any]:
+    """Fill in and check the table options (:data:`OPTION_DEFAULTS`; Allegiance R105, Q28)."""
+    options = dict(OPTION_DEFAULTS)
+    if not isinstance(raw_options, dict):
+        raise ContentError("options must be an object")
+    for key, value in raw_options.items():
+        if key not in OPTION_DEFAULTS:
+            raise ContentError(f"unknown option {key!r}")
+        options[key] = value
+    for flag in ("castle_siege", "cut_throat", "skirmish", "mayhem", "castle_lake_link"):
+        if not isinstance(options[flag], bool):
+            raise ContentError(f"option {flag!r} must be true or false")
+    if options["fracture_prompts"] not in ("all", "holders"):
+        raise ContentError("fracture_prompts must be 'all' or 'holders'")
+    allegiance = options["allegiance"]
+    if allegiance not in (None, "pairs", "triples"):
+        raise ContentError("allegiance must be null, 'pairs' or 'triples'")
+    if allegiance == "pairs" and players not in (4, 6):
+        raise ContentError("Allegiance needs 4 or 6 players (R105)")
+    if allegiance == "triples" and players != 6:
+        raise ContentError("teams of three need 6 players (R105)")
+    if allegiance and options["castle_siege"]:
+        raise ContentError("Allegiance cannot be combined with Castle Siege (R105, Q28)")
+    return options
+
+
+def new_game(setup: dict[str, Any]) -> GameState:
+    """Set up a game (R18–R25) and start the first turn (R31).
+
+    Args:
+        setup: see :func:`normalize_setup`; everything random may be pinned under ``pin`` (``tiles``:
+            ``{"t5": "city"}``; ``artefacts``: per seat a list of artefact ids; ``decks``: per seat card
+            ids (content ids such as ``"heroic_assault"``) to be drawn first, in order; ``first_player``;
+            ``dice``: d6 results consumed before the RNG).
+
+    Returns:
+        The state waiting for the first player's free window (``turn == 1``).
+
+    Raises:
+        ContentError: invalid setup, options, pins or content.
+    """
+    setup = normalize_setup(setup)
+    content, board = content_and_board(setup)
+    n = setup["players"]
+    pin = setup["pin"]
+    rng = Rng(setup["seed"])
+    tiles = _fill_map(content, board, pin.get("tiles") or {}, rng)
+    players = _make_players(content, setup, rng)
+    dice = pin.get("dice") or []
+    if not isinstance(dice, list) or any(not isinstance(d, int) or not 1 <= d <= 6 for d in dice):
+        raise ContentError("pin.dice must be a list of die results 1..6")
+    state = GameState(
+        schema=SCHEMA_VERSION,
+        setup=setup,
+        seed=setup["seed"],
+        rng_counter=rng.counter,
+        dice_queue=list(dice),
+        turn=0,
+        active=0,
+        phase="window",
+        manoeuvres_left=0,
+        crown_used=False,
+        owner=[-1] * board.size,
+        knights=[0] * board.size,
+        tiles=tiles,
+        players=players,
+        content=content,
+        board=board,
+    )
+    tx = Tx(state)
+    tx.emit("setup", players=n, options=setup["options"], content=content.id)
+    _starting_knights(tx)
+    for seat in range(n):  # R24: each player draws five
+        draw(tx, seat, content.n("opening_hand"))
+    _first_player(tx, pin.get("first_player"))
+    start_turn(tx)
+    result = tx.finish().state
+    result.actions_applied = 0
+    return result
+
+
+def _fill_map(content: Content, board: Board, pins: dict[str, Any], rng: Rng) -> list[str]:
+    """R19: three face-down piles by VP value, shuffled; positions filled from the centre outwards."""
+    piles: dict[int, list[str]] = {}
+    for tile_type, vp, count in content.tiles:
+        piles.setdefault(vp, []).extend([tile_type] * count)
+    tiles = [""] * board.size
+    if not isinstance(pins, dict):
+        raise ContentError("pin.tiles must map position ids to tile types")
+    for pos_id, tile_type in pins.items():
+        pos = board.parse_pos(str(pos_id))
+        if pos is None or board.kinds[pos] != "territory":
+            raise ContentError(f"pin.tiles: {pos_id!r} is not a territory position")
+        pile = piles.get(board.layout_vp[pos], [])
+        if tile_type not in pile:
+            raise ContentError(f"pin.tiles: no {tile_type!r} tile of VP {board.layout_vp[pos]} left")
+        pile.remove(tile_type)
+        tiles[pos] = tile_type
+    for vp in sorted(piles):
+        index = list(range(len(piles[vp])))
+        rng.shuffle(index)
+        piles[vp] = [piles[vp][i] for i in index]
+    for pos, kind in enumerate(board.kinds):
+        if kind == "territory" and not tiles[pos]:
+            pile = piles.get(board.layout_vp[pos], [])
+            if not pile:
+                raise ContentError(f"not enough VP {board.layout_vp[pos]} tiles for the layout")
+            tiles[pos] = pile.pop()
+    return tiles
+
+
+def _deal_artefacts(content: Content, players: list[Player], pins: list[Any], rng: Rng) -> None:
+    """R20: one crown, one sceptre and one orb to each player from three shuffled piles."""
+    pinned: list[dict[str, str]] = [{} for _ in players]
+    for seat, ids in enumerate(pins[: len(players)]):
+        for art_id in ids or []:
+            art = content.artefacts.get(art_id)
+            if art is None or art.type in pinned[seat]:
+                raise ContentError(f"pin.artefacts: bad artefact {art_id!r} for seat {seat}")
+            pinned[seat][art.type] = art_id
+    for kind in ("crown", "sceptre", "orb"):
+        taken = {pinned[s][kind] for s in range(len(players)) if kind in pinned[s]}
+        if len(taken) != sum(1 for s in range(len(players)) if kind in pinned[s]):
+            raise ContentError(f"pin.artefacts: a {kind} is pinned twice")
+        pile = [a for a in content.artefacts_of(kind) if a not in taken]
+        order = list(range(len(pile)))
+        rng.shuffle(order)
+        pile = [pile[i] for i in order]
+        for p in players:
+            art_id = pinned[p.seat].get(kind)
+            if art_id is None:
+                if not pile:
+                    raise ContentError(f"not enough {kind}s for every player")
+                art_id = pile.pop()
+            p.artefacts.append(Artefact(art_id))
+
+
+def _build_deck(content: Content, pinned: list[Any], rng: Rng) -> list[int]:
+    """R22: shuffle the 18-card deck; pinned cards (content ids, first drawn first) go on top."""
+    rest = list(range(len(content.cards)))
+    top: list[int] = []
+    for card in pinned:
+        match = next((i for i in rest if content.cards[i].id == card), None)
+        if match is None:
+            raise ContentError(f"pin.decks: no {card!r} left in the deck")
+        rest.remove(match)
+        top.append(match)
+    rng.shuffle(rest)
+    return rest + top[::-1]  # top of the deck is the end of the list
+
+
+def _starting_knights(tx: Tx) -> None:
+    """R23 (Q1, Q2): 6 knights split evenly between the castle and its adjacent Homelands; Mayhem +6."""
+    s, c, board = tx.s, tx.c, tx.s.board
+    total = c.n("starting_knights")
+    for p in s.players:
+        castle = board.castle_of_seat[p.seat]
+        homelands = [
+            n
+            for n in board.adjacent[castle]
+            if board.kinds[n] == "territory" and c.territory_types[s.tiles[n]].homelands
+        ]
+        share = total // (len(homelands) + 1)
+        for h in homelands:
+            s.owner[h] = p.seat
+            s.knights[h] = share
+        tx.p(p.seat).castle = total - share * len(homelands)
+        tx.emit("starting_knights", seat=p.seat, castle=tx.s.players[p.seat].castle, homelands=homelands)
+        if option(s, "mayhem"):
+            gain(tx, p.seat, c.n("mayhem_extra_knights"), "mayhem")
+
+
+def _make_players(content: Content, setup: dict[str, Any], rng: Rng) -> list[Player]:
+    """R20–R22, R106: the players with their artefacts, shuffled decks and Allegiance teams."""
+    n = setup["players"]
+    pin = setup["pin"]
+    players = [
+        Player(seat=i, castle=0, hand=[], deck=[], discard=[], discard_turns=[], artefacts=[])
+        for i in range(n)
+    ]
+    _deal_artefacts(content, players, pin.get("artefacts") or [], rng)
+    decks_pin = pin.get("decks") or []
+    for p in players:
+        p.deck = _build_deck(content, decks_pin[p.seat] if p.seat < len(decks_pin) else [], rng)
+    allegiance = setup["options"]["allegiance"]
+    for p in players:
+        if allegiance == "pairs":
+            p.team = p.seat % (n // 2)
+        elif allegiance == "triples":
+            p.team = p.seat % 2
+    return players
+
+
+def _first_player(tx: Tx, pinned: Any) -> None:
+    """R25: a random first player (or the pinned one) becomes the active seat; announced."""
+    n = tx.s.num_players
+    first = pinned
+    if first is None:
+        first = tx.rng.below(n)
+    elif not isinstance(first, int) or not 0 <= first < n:
+        raise ContentError("pin.first_player must be a seat number")
+    tx.emit("first_player", seat=first)
+    tx.s.active = first
