@@ -17,7 +17,7 @@ from django.views.i18n import set_language
 
 from games import services
 from games.models import Notification
-from games.notifications import LinkError, unsubscribe_load
+from games.notify.links import LinkError, unsubscribe_load
 
 from .forms import NotificationForm, ProfileForm
 from .models import ApiToken, User

@@ -180,7 +180,7 @@ def bench_latency(stack: Any, actions: int, interval: float, games: int, warmup:
     ``interval`` seconds. A game comes back every ``games`` submits: its next player must not act before
     their email went out, or the email is dropped unsent as decided (which would be counted as such)."""
     from games.models import Notification
-    from games.notifications import message_id
+    from games.notify.content import message_id
     from tests.integration.harness import wait_until
 
     def drained() -> bool:

@@ -29,11 +29,11 @@ from pydantic import BeforeValidator, ConfigDict, Field, StrictInt, WithJsonSche
 
 from accounts.models import ApiToken, User
 from games.engine.action_schema import action_json_schema
-from games.forms import json_loads_strict
 from games.messages import service_message
 from games.models import ActionRecord, Game
 from games.selectors import LOG_LENGTH, game_get, game_view, my_games, visible_to
 from games.services import NotFound, ServiceError, action_submit
+from games.web.forms import json_loads_strict
 
 #: Largest id or sequence number accepted (a signed 64-bit integer, the database's ``bigint``).
 MAX_INT = 2**63 - 1

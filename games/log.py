@@ -64,8 +64,6 @@ def artefact_name(art_id: str | None) -> str:
     return _name(art_id, f"{kind.capitalize()} of {ability.capitalize()}")
 
 
-#: The name ``games.notifications`` imports.
-_art = artefact_name
 
 
 def territory_name(tile_id: str) -> str:
@@ -125,7 +123,7 @@ def describe(ev: dict[str, Any], names: dict[int, str], places: dict[str, str] |
             ) % {"n": ev["lost"]}
         return text
     if kind == "card_played":
-        target = f" → {_art(ev['target'])}" if ev.get("target") else ""
+        target = f" → {artefact_name(ev['target'])}" if ev.get("target") else ""
         return _("%(who)s plays %(card)s%(target)s.") % {"who": who(), "card": ev["name"], "target": target}
     if kind == "draw":
         if ev.get("cards"):
@@ -143,9 +141,9 @@ def describe(ev: dict[str, Any], names: dict[int, str], places: dict[str, str] |
     if kind == "reshuffle":
         return _("%(who)s shuffles their discard pile into a new deck.") % {"who": who()}
     if kind == "artefact_destroyed":
-        return _("%(art)s of %(owner)s is destroyed.") % {"art": _art(ev["artefact"]), "owner": who("owner")}
+        return _("%(art)s of %(owner)s is destroyed.") % {"art": artefact_name(ev["artefact"]), "owner": who("owner")}
     if kind == "artefact_restored":
-        return _("%(art)s of %(owner)s is restored.") % {"art": _art(ev["artefact"]), "owner": who("owner")}
+        return _("%(art)s of %(owner)s is restored.") % {"art": artefact_name(ev["artefact"]), "owner": who("owner")}
     if kind == "redistributed":
         return _("%(who)s redistributes knights.") % {"who": who()}
     if kind == "advanced":
@@ -169,13 +167,13 @@ def describe(ev: dict[str, Any], names: dict[int, str], places: dict[str, str] |
     if kind == "arena":
         return _("Arena rolls: %(a)s and %(d)s.") % {"a": ev["rolls"][0], "d": ev["rolls"][1]}
     if kind == "window_opened":
-        return _("Fracture window for %(targets)s.") % {"targets": ", ".join(_art(t) for t in ev["targets"])}
+        return _("Fracture window for %(targets)s.") % {"targets": ", ".join(artefact_name(t) for t in ev["targets"])}
     if kind == "crown_announced":
-        return _("%(who)s uses the %(crown)s.") % {"who": who(), "crown": _art(ev["crown"])}
+        return _("%(who)s uses the %(crown)s.") % {"who": who(), "crown": artefact_name(ev["crown"])}
     if kind == "crown_negated":
         return _("The crown is fractured and has no effect.")
     if kind == "artefact_applied":
-        return _("%(art)s applies.") % {"art": _art(ev["artefact"])}
+        return _("%(art)s applies.") % {"art": artefact_name(ev["artefact"])}
     if kind == "conflict_chosen":
         if ev.get("card"):
             return _("You place your conflict card face down.")

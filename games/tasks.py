@@ -7,7 +7,8 @@ from __future__ import annotations
 from celery import shared_task
 from django.utils import timezone
 
-from games import notifications, services
+from games import services
+from games.notify import send as notify_send
 from games.services import outbox, ratings
 
 
@@ -28,8 +29,8 @@ def notifications_send(game_id: int | None = None, game_ids: list[int] | None = 
     by the web process's publisher thread under load) or of every game (neither), queued after a write
     commits. Returns how many emails went out; a second run sends none (each row is sent once)."""
     if game_ids:
-        return sum(notifications.outbox_flush(game_id=g) for g in game_ids)
-    return notifications.outbox_flush(game_id=game_id)
+        return sum(notify_send.outbox_flush(game_id=g) for g in game_ids)
+    return notify_send.outbox_flush(game_id=game_id)
 
 
 @shared_task(acks_late=True)  # type: ignore[untyped-decorator]
@@ -37,7 +38,7 @@ def outbox_sweep() -> int:
     """Every minute: send every due notification (those postponed by quiet hours or away periods, and any a
     lost task or an unreachable broker left behind) and the daily digests. Returns emails sent."""
     now = timezone.now()
-    return notifications.outbox_flush(now=now) + notifications.digests_send(now=now)
+    return notify_send.outbox_flush(now=now) + notify_send.digests_send(now=now)
 
 
 @shared_task(acks_late=True)  # type: ignore[untyped-decorator]

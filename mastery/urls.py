@@ -6,8 +6,8 @@ from django.contrib import admin
 from django.urls import include, path
 
 from accounts import views as account_views
-from games import views as game_views
 from games.api import api
+from games.web import views as game_views
 
 urlpatterns = [
     path("admin/", admin.site.urls),

@@ -1,7 +1,7 @@
 """Queuing notifications (architecture §3 "Notification outbox"): rows are written inside the transaction
 of the game write that caused them, with a unique ``dedupe_key`` per recipient, game, prompt and kind, so a
 write that is retried, or a sweep that runs twice, stores one row. Sending happens after commit
-(:mod:`games.notifications`, run by :func:`games.tasks.notifications_send`).
+(:mod:`games.notify.send`, run by :func:`games.tasks.notifications_send`).
 
 This module only touches models (no views, no email), so :mod:`games.services` can call it.
 """

@@ -1,4 +1,4 @@
-"""Ratings (architecture §3 ``games/ratings.py``, issue 5): OpenSkill's Plackett–Luce model
+"""Ratings (architecture §3 services, issue 5): OpenSkill's Plackett–Luce model
 (openskill.readthedocs.io, ``openskill.models.PlackettLuce`` with its default parameters), updated by
 finishing order when a rated game ends, inside the transaction that ends it, exactly once.
 

@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from games import engine, services
 from games.models import ActionRecord, Game, Notification, Prompt
-from games.notifications import message_id
+from games.notify.content import message_id
 from games.services.outbox import dedupe_key
 from games.tasks import deadline_sweep, notifications_send, outbox_sweep
 from tests.web.conftest import create_started_game, create_user, play_until, seat_users, state_of

@@ -32,10 +32,10 @@ from accounts.models import User
 from games import engine
 from games.engine.bot import choose, next_decision
 from games.engine.rng import Rng
-from games.forms import TIME_CONTROL_LABELS
 from games.log import describe
 from games.messages import ENGINE_MESSAGES, SERVICE_MESSAGES, illegal_message, service_message
 from games.models import TIME_CONTROLS
+from games.web.forms import TIME_CONTROL_LABELS
 from tools.i18n import Entry, mo_bytes, read_po
 
 from .conftest import create_started_game, create_user, seat_users

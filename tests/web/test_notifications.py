@@ -5,7 +5,7 @@ Emails are captured with Django's locmem backend. Rows are queued inside the gam
 sent by the (eager) Celery task from a ``transaction.on_commit`` callback, so every write whose mail should go
 out runs inside :class:`Writes` (pytest-django's ``django_capture_on_commit_callbacks(execute=True)``): a
 write outside it leaves its rows pending, as if the broker had been unreachable. An email is matched to its
-outbox row by its ``Message-ID`` (:func:`games.notifications.message_id` of the row's dedupe key). Time is
+outbox row by its ``Message-ID`` (:func:`games.notify.content.message_id` of the row's dedupe key). Time is
 controlled with time-machine (a stopped clock the tests move).
 """
 
@@ -33,11 +33,13 @@ from django.utils import timezone
 from pytest_django import DjangoCaptureOnCommitCallbacks, Settings
 
 from accounts.models import User
-from games import engine, notifications, services, tasks
+from games import engine, services, tasks
 from games.engine import actions as A
 from games.engine.bot import choose
 from games.engine.rng import Rng
 from games.models import ActionRecord, Game, Notification, Prompt, Seat, StandingOrder
+from games.notify import content as notify_content
+from games.notify import send as notify_send
 from games.services import outbox
 from games.standing import standing_answer, used_against
 from tests.engine import fixtures as F
@@ -124,7 +126,7 @@ def received(
     """Match every email to its outbox row (among ``rows``: all by default) by ``Message-ID``; an email
     without a row fails the test."""
     by_id = {
-        notifications.message_id(n.dedupe_key): n
+        notify_content.message_id(n.dedupe_key): n
         for n in (Notification.objects.all() if rows is None else rows).select_related("recipient")
     }
     out = []
@@ -409,7 +411,7 @@ def test_a_decision_made_before_its_email_goes_out_is_skipped_not_sent(
     assert tasks.notifications_send(game.pk) == 4  # three "started", the next player's turn
     row.refresh_from_db()
     assert (row.status, row.skip_reason, row.sent_at) == ("skipped", "decided", None)
-    assert notifications.message_id(row.dedupe_key) not in {m.extra_headers["Message-ID"] for m in sent}
+    assert notify_content.message_id(row.dedupe_key) not in {m.extra_headers["Message-ID"] for m in sent}
     nxt = (first + 1) % 3
     assert Counter(pairs(sent)) == Counter(
         {**{(u.email, "started"): 1 for u in users.values()}, (users[nxt].email, "turn"): 1}
@@ -461,7 +463,7 @@ def test_digest_once_per_local_day_after_the_digest_hour_without_decided_items(
     sent.clear()
     for hour in (0, 0.5):  # 21:00 and 21:30 in Seoul: one digest, then none
         clock.move_to(START + timedelta(hours=hour))
-        writes(lambda: notifications.digests_send(now=timezone.now()))
+        writes(lambda: notify_send.digests_send(now=timezone.now()))
     [digest] = received(sent)
     assert (digest.to, digest.kind, digest.row.data) == (
         anna.email,
@@ -486,14 +488,14 @@ def test_digest_once_per_local_day_after_the_digest_hour_without_decided_items(
     assert Notification.objects.filter(recipient=anna, status="digest").exists()
     sent.clear()
     clock.move_to(START + timedelta(hours=1))  # 08:00 New York, 22:00 Seoul: Bob's first; Anna's waits
-    assert notifications.digests_send(now=timezone.now()) == 1
+    assert notify_send.digests_send(now=timezone.now()) == 1
     assert [(r.to, r.row.data["items"]) for r in received(sent)] == [(bob.email, expected_items(bob))]
 
     sent.clear()
     clock.move_to(datetime(2026, 3, 1, 22, 59, tzinfo=UTC))  # 07:59 in Seoul
-    assert notifications.digests_send(now=timezone.now()) == 0
+    assert notify_send.digests_send(now=timezone.now()) == 0
     clock.move_to(datetime(2026, 3, 1, 23, 0, tzinfo=UTC))  # 08:00 in Seoul, the next local day
-    assert notifications.digests_send(now=timezone.now()) == 1
+    assert notify_send.digests_send(now=timezone.now()) == 1
     assert [r.to for r in received(sent)] == [anna.email]
 
 
@@ -1090,7 +1092,7 @@ class EmailChecker:
             Game.objects.filter(pk=self.game.pk).update(
                 state=engine.to_dict(alt), state_hash=engine.state_hash(alt)
             )
-            again = notifications.build_email(r.row, r.row.recipient, timezone.now(), prompt)
+            again = notify_content.build_email(r.row, r.row.recipient, timezone.now(), prompt)
         finally:
             transaction.savepoint_rollback(point)
         assert again.body == r.text
@@ -1098,7 +1100,7 @@ class EmailChecker:
 
     def _headers(self, r: Received) -> None:
         headers = r.msg.extra_headers
-        assert headers["Message-ID"] == notifications.message_id(r.row.dedupe_key)
+        assert headers["Message-ID"] == notify_content.message_id(r.row.dedupe_key)
         assert self.message_ids.setdefault(headers["Message-ID"], r.row.dedupe_key) == r.row.dedupe_key
         unsubscribe = link(r, "Stop these emails")
         assert headers["List-Unsubscribe"] == f"<{django_settings.SITE_URL}{unsubscribe}>"
@@ -1176,7 +1178,7 @@ def test_a_row_sent_twice_keeps_its_message_id(sent: list[EmailMessage], writes:
     writes(lambda: tasks.notifications_send(game.pk))
     twice = [m for m in received(sent) if m.row.pk == row.pk]
     assert len(twice) == 2
-    assert {m.msg.extra_headers["Message-ID"] for m in twice} == {notifications.message_id(row.dedupe_key)}
+    assert {m.msg.extra_headers["Message-ID"] for m in twice} == {notify_content.message_id(row.dedupe_key)}
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -1303,7 +1305,7 @@ def test_unsubscribing_from_the_digest_stops_the_digest(
     (anna,) = make_users("Anna", notify={"started": "digest", "turn": "digest"})
     game = writes(lambda: create_started_game(humans=[anna, create_user()], seed=5))
     sent.clear()
-    assert notifications.digests_send(now=timezone.now()) == 1
+    assert notify_send.digests_send(now=timezone.now()) == 1
     [digest] = received(sent)
     url = digest.msg.extra_headers["List-Unsubscribe"].strip("<>").removeprefix(django_settings.SITE_URL)
     Client(enforce_csrf_checks=True).post(
@@ -1317,7 +1319,7 @@ def test_unsubscribing_from_the_digest_stops_the_digest(
     assert waiting.exists()
     clock.shift(timedelta(days=1))
     sent.clear()
-    assert notifications.digests_send(now=timezone.now()) == 0
+    assert notify_send.digests_send(now=timezone.now()) == 0
     assert sent == []
     assert not waiting.exists()
     skipped = Notification.objects.filter(recipient=anna, status="skipped")

@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from games import notifications, tasks
+from games import tasks
+from games.notify import send as notify_send
 from games.services import outbox
 
 from .conftest import as_apply_async
@@ -84,7 +85,7 @@ def test_the_task_sends_each_listed_game(monkeypatch: pytest.MonkeyPatch) -> Non
         flushed.append(game_id)
         return 1
 
-    monkeypatch.setattr(notifications, "outbox_flush", flush)
+    monkeypatch.setattr(notify_send, "outbox_flush", flush)
     assert tasks.notifications_send(game_ids=[4, 5]) == 2
     assert tasks.notifications_send(6) == 1
     assert flushed == [4, 5, 6]

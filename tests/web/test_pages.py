@@ -23,11 +23,11 @@ from games import engine, services
 from games.engine.actions import ACTION_TYPES
 from games.engine.bot import choose
 from games.engine.rng import Rng
-from games.forms import action_payload
 from games.models import ActionRecord, Game
-from games.presenters import page_model
 from games.selectors import game_get, game_view
-from games.views import PARTIALS
+from games.web.forms import action_payload
+from games.web.presenters import page_model
+from games.web.views import PARTIALS
 
 pytestmark = pytest.mark.django_db
 
@@ -90,7 +90,7 @@ def opponent_of(game: Game, user: User) -> User:
 
 
 def form_data(payload: dict[str, Any], seq: int, key: str = "") -> dict[str, Any]:
-    """The decision form fields that post ``payload`` (the inverse of ``games.forms.action_payload``)."""
+    """The decision form fields that post ``payload`` (the inverse of ``games.web.forms.action_payload``)."""
     data: dict[str, Any] = {"type": payload["type"], "expected_seq": seq, "prompt_key": key}
     kind = payload["type"]
     if kind == "advance":

@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 
 from accounts.models import User
-from games import presenters
+from games.web import presenters
 
 from .conftest import create_started_game, seat_users
 

@@ -28,20 +28,12 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from django_htmx.http import HttpResponseClientRedirect
 
 from accounts.models import User
-
-from . import notifications, services
-from .forms import (
-    ArchiveFilterForm,
-    GameCreateForm,
-    PayloadError,
-    StandingOrderForm,
-    action_payload,
-    json_loads_strict,
-)
-from .messages import illegal_message, service_message
-from .models import RATING_POOLS, Game
-from .presenters import page_model, rating_chart
-from .selectors import (
+from games import services
+from games.messages import illegal_message, service_message
+from games.models import RATING_POOLS, Game
+from games.notify import content as notify_content
+from games.notify import links as notify_links
+from games.selectors import (
     GameView,
     game_get,
     game_record,
@@ -52,9 +44,18 @@ from .selectors import (
     visible_seq,
     visible_to,
 )
-from .selectors import archive as select_archive
-from .selectors import leaderboard as select_leaderboard
-from .selectors import my_games as select_my_games
+from games.selectors import archive as select_archive
+from games.selectors import leaderboard as select_leaderboard
+from games.selectors import my_games as select_my_games
+from games.web.forms import (
+    ArchiveFilterForm,
+    GameCreateForm,
+    PayloadError,
+    StandingOrderForm,
+    action_payload,
+    json_loads_strict,
+)
+from games.web.presenters import page_model, rating_chart
 
 #: The partials of the game page, in page order; each is also served alone at /games/<id>/partial/<name>/.
 PARTIALS = ("header", "decision", "status", "board", "hand", "players", "log", "result")
@@ -459,16 +460,16 @@ def email_link(request: HttpRequest, token: str) -> HttpResponse:
     login but only for the one answer the link names. An invalid (400), expired or used (410) link says
     so and does nothing; a decision already made or refused by the rules is shown and changes nothing."""
     try:
-        n, action = notifications.link_load(token)
-    except notifications.LinkError as exc:
+        n, action = notify_links.link_load(token)
+    except notify_links.LinkError as exc:
         status, text = _LINK_ERRORS[exc.reason]
         return render(request, "games/email_link.html", {"error": text}, status=status)
     assert n.game is not None
-    context: dict[str, Any] = {"game": n.game, "label": notifications.link_label(action), "token": token}
+    context: dict[str, Any] = {"game": n.game, "label": notify_content.link_label(action), "token": token}
     if request.method == "POST":
         try:
-            notifications.link_act(token)
-        except notifications.LinkError as exc:
+            notify_links.link_act(token)
+        except notify_links.LinkError as exc:
             status, text = _LINK_ERRORS[exc.reason]
             return render(request, "games/email_link.html", {"error": text, **context}, status=status)
         except services.ServiceError as exc:
@@ -623,7 +624,7 @@ def player(request: HttpRequest, user_id: int) -> HttpResponse:
 
 def archive(request: HttpRequest) -> HttpResponse:
     """Finished games with filters (player count, player, optional rule, rated only), 25 per page. A filter
-    that does not validate (:class:`games.forms.ArchiveFilterForm`) is ignored with a notice."""
+    that does not validate (:class:`games.web.forms.ArchiveFilterForm`) is ignored with a notice."""
     form = ArchiveFilterForm(request.GET)
     filters = form.filters()
     games = select_archive(viewer=request.user, **filters)

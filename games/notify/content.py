@@ -1,0 +1,309 @@
+"""The content of one notification email (architecture §3 ``games/notify/``): built per recipient from their
+own view of the game (:func:`games.selectors.game_view`, i.e. ``engine.view_for``), never from raw state;
+localized (the recipient's language and time zone), text and HTML, with ``List-Unsubscribe`` and a stable
+``Message-ID`` derived from the dedupe key."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import zoneinfo
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.core.mail import EmailMultiAlternatives
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone, translation
+from django.utils.formats import date_format
+from django.utils.timesince import timeuntil
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from accounts.models import User
+from games.log import artefact_name
+from games.models import Notification, Prompt
+from games.notify.links import LINK_ACTIONS, absolute_url, link_token, unsubscribe_token
+from games.selectors import game_get, game_view
+from games.services.outbox import DECISION_KINDS
+
+log = logging.getLogger(__name__)
+
+
+def user_zone(user: User) -> zoneinfo.ZoneInfo:
+    try:
+        return zoneinfo.ZoneInfo(user.time_zone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return zoneinfo.ZoneInfo("UTC")
+
+
+def message_id(dedupe_key: str) -> str:
+    """The stable ``Message-ID`` of a notification: the same dedupe key always gives the same id, so a mail
+    client drops a copy sent twice."""
+    digest = hashlib.sha256(dedupe_key.encode()).hexdigest()[:32]
+    domain = urlsplit(settings.SITE_URL).hostname or "localhost"
+    return f"<n.{digest}@{domain}>"
+
+
+@dataclass
+class EmailContent:
+    """What one notification says: ``subject``, ``headline``, ``details`` (sentences), ``links``
+    (``(label, absolute url)``, the first is the main one), ``deadline`` text, recent ``log`` lines."""
+
+    subject: str
+    headline: str
+    details: list[str] = field(default_factory=list)
+    links: list[tuple[str, str]] = field(default_factory=list)
+    deadline: str = ""
+    log: list[str] = field(default_factory=list)
+
+
+def _when(user: User, at: datetime, now: datetime) -> str:
+    local = at.astimezone(user_zone(user))
+    text = date_format(local, "DATETIME_FORMAT") + f" ({user.time_zone})"
+    if at > now:
+        return _("%(when)s — %(left)s left") % {"when": text, "left": timeuntil(at, now)}
+    return _("%(when)s — overdue") % {"when": text}
+
+
+def _place(view: dict[str, Any], pos: str) -> str:
+    for tile in view["map"]:
+        if tile["id"] == pos:
+            return str(tile.get("name") or pos)
+    return pos
+
+
+def content_for(n: Notification, user: User, now: datetime, prompt: Prompt | None) -> EmailContent:
+    """Build the email content of one notification from the recipient's own view of the game (call inside
+    ``translation.override(user.language)``)."""
+
+    game = game_get(n.game_id) if n.game_id is not None else None
+    assert game is not None
+    gv = game_view(game, user)
+    view = gv.view or {}
+    names = gv.names
+    title = game.title
+    game_url = absolute_url(reverse("games:detail", args=[game.pk]) + "#decision")
+    kind = n.kind
+    prompt_kind = str(n.data.get("prompt_kind", ""))
+    if kind == Notification.Kind.REMINDER:
+        c = EmailContent(
+            _("Reminder: your move in “%(title)s”") % {"title": title},
+            _("Time is running out for your decision in “%(title)s”.") % {"title": title},
+        )
+        c.details += _decision_details(prompt_kind, view, names, gv.seat)
+    elif kind in DECISION_KINDS:
+        c = _decision(kind, prompt_kind, title, view, names, gv.seat)
+    elif kind == Notification.Kind.TIMEOUT:
+        c = EmailContent(
+            _("Deadline passed in “%(title)s”") % {"title": title},
+            _("Your deadline in “%(title)s” passed, so the game went on without you: %(what)s")
+            % {"title": title, "what": _timeout_text(n.data.get("action", {}))},
+        )
+        if n.data.get("absent"):
+            c.details.append(
+                _("You have missed three turns in a row: a bot plays your seat until you come back.")
+            )
+            c.links.append((_("I'm back — take my seat again"), _link_url(n, "back")))
+    elif kind == Notification.Kind.STARTED:
+        me = view["players"][gv.seat] if gv.seat is not None else None
+        first = int(view.get("active", 0))
+        count = len(view.get("players", []))
+        order = ", ".join(names.get((first + k) % count, "?") for k in range(count))
+        c = EmailContent(
+            _("“%(title)s” has started") % {"title": title},
+            _("“%(title)s” has started.") % {"title": title},
+        )
+        if me is not None:
+            c.details.append(_("You hold %(castle)s.") % {"castle": me["castle"]})
+        c.details.append(_("Turn order: %(order)s.") % {"order": order})
+        c.details.append(_("%(who)s goes first.") % {"who": names.get(view.get("active", 0), "?")})
+    elif kind == Notification.Kind.FINISHED:
+        winners = ", ".join(names.get(w, "?") for w in view.get("winners", []))
+        c = EmailContent(
+            _("“%(title)s” is over") % {"title": title},
+            _("“%(title)s” is over. Winner: %(winners)s.") % {"title": title, "winners": winners},
+        )
+        mine = next((s for s in gv.seats if s.number == gv.seat), None)
+        if mine is not None and mine.final_rank is not None:
+            c.details.append(
+                _("You finished in place %(rank)s with %(vp)s VP.")
+                % {"rank": mine.final_rank, "vp": mine.final_vp}
+            )
+    else:
+        c = EmailContent(title, title)
+    c.links.insert(0, (_("Open the game"), game_url))
+    if kind in DECISION_KINDS and prompt is not None:
+        c.deadline = _when(user, prompt.deadline_at, now)
+        action = _link_action(prompt.kind)
+        if action is not None:
+            c.links.append((link_label(action), _link_url(n, action)))
+    for entry in reversed(gv.log[:4]):
+        c.log.extend(entry["lines"])
+    c.log = c.log[-8:]
+    return c
+
+
+def _decision(
+    kind: str, prompt_kind: str, title: str, view: dict[str, Any], names: dict[int, str], seat: int | None
+) -> EmailContent:
+    subjects: dict[str, str] = {
+        Notification.Kind.TURN: _("Your turn in “%(title)s”"),
+        Notification.Kind.CONFLICT: _("Battle in “%(title)s”: choose your conflict card"),
+        Notification.Kind.SUPPORT: _("Your move in the support step in “%(title)s”"),
+        Notification.Kind.RESPONSE: _("Response window in “%(title)s”: play Fracture?"),
+        Notification.Kind.CHOICE: _("A choice is yours in “%(title)s”"),
+    }
+    subject = subjects.get(kind, subjects[Notification.Kind.CHOICE]) % {"title": title}
+    c = EmailContent(subject, subject if subject.endswith(("?", "!", ".")) else subject + ".")
+    if kind == Notification.Kind.TURN:
+        c.headline = _("It is your turn in “%(title)s” (turn %(turn)s).") % {
+            "title": title,
+            "turn": view["turn"],
+        }
+    c.details += _decision_details(prompt_kind, view, names, seat)
+    return c
+
+
+def _decision_details(
+    prompt_kind: str, view: dict[str, Any], names: dict[int, str], seat: int | None
+) -> list[str]:
+    """Sentences that say what the decision is about, from the recipient's view only."""
+    out: list[str] = []
+    battle = view.get("battle")
+    window = view.get("window")
+    if prompt_kind == "response" and window is not None:
+        arts = ", ".join(artefact_name(t) for t in window["targets"])
+        out.append(
+            _("%(who)s uses %(artefacts)s. Do you play Fracture on it? Answer on the game page, or pass.")
+            % {"who": names.get(window["opener"], "?"), "artefacts": arts}
+        )
+        # with the option fracture_prompts="holders" only the holders of Fracture are asked
+        if view.get("options", {}).get("fracture_prompts") != "holders":
+            out.append(_("Every seated player is asked, whatever their hand."))
+    elif battle is not None and prompt_kind in ("conflict", "support"):
+        att, dfd = battle["attacker"], battle["defender"]
+        place = _place(view, battle["pos"])
+        out.append(
+            _("%(att)s attacks %(dfd)s at %(place)s.")
+            % {"att": names.get(att["seat"], "?"), "dfd": names.get(dfd["seat"], "?"), "place": place}
+        )
+        out.append(
+            _("Combat scores so far: %(att)s %(a)s, %(dfd)s %(d)s.")
+            % {
+                "att": names.get(att["seat"], "?"),
+                "a": att["score"],
+                "dfd": names.get(dfd["seat"], "?"),
+                "d": dfd["score"],
+            }
+        )
+        if prompt_kind == "conflict":
+            out.append(_("Choose your conflict card face down."))
+        else:
+            out.append(_("Play support cards or pass."))
+    elif prompt_kind in ("turn", "manoeuvre", "vitality") and seat is not None and view.get("players"):
+        me = view["players"][seat]
+        leader = max(view["players"], key=lambda p: p["vp"])
+        out.append(
+            _("You have %(vp)s VP and %(knights)s knights in your castle; %(leader)s leads with %(lvp)s VP.")
+            % {
+                "vp": me["vp"],
+                "knights": me["castle_knights"],
+                "leader": names.get(leader["seat"], "?"),
+                "lvp": leader["vp"],
+            }
+        )
+    elif prompt_kind:
+        choices = {
+            "may_discard": _("You may discard one card of your hand."),
+            "insight_order": _("Put the cards you looked at back in the order you choose."),
+            "prosperity": _("Decide whether the card you looked at stays on top of the deck."),
+            "fear": _("Decide whether to use your Fear or Vigour now."),
+        }
+        out.append(str(choices.get(prompt_kind, _("The game waits for your choice."))))
+    return out
+
+
+def _timeout_text(action: dict[str, Any]) -> str:
+    texts = {
+        "respond": _("you passed the response window."),
+        "choose_conflict": _("your lowest conflict card was placed."),
+        "pass_support": _("you passed your support move."),
+        "end_turn": _("your turn was ended."),
+        "decline_advance": _("your advance was skipped."),
+        "finish_redistribution": _("your redistribution was finished as it stood."),
+    }
+    return texts.get(str(action.get("type")), _("the default choice was made for you."))
+
+
+def _link_action(prompt_kind: str) -> str | None:
+    for name, (_payload, kinds) in LINK_ACTIONS.items():
+        if prompt_kind in kinds:
+            return name
+    return None
+
+
+def link_label(action: str) -> str:
+    """The button text of a link action (``LINK_ACTIONS`` or ``back``)."""
+    return {
+        "pass": _("Pass this response window"),
+        "end_turn": _("End my turn"),
+        "pass_support": _("Pass my support move"),
+        "back": _("I'm back — take my seat again"),
+    }[action]
+
+
+def _link_url(n: Notification, action: str) -> str:
+    return absolute_url(reverse("email_link", args=[link_token(n, action)]))
+
+
+def _unsubscribe_url(user: User, kind: str) -> str:
+    return absolute_url(reverse("unsubscribe", args=[unsubscribe_token(user, kind)]))
+
+
+def build_email(
+    n: Notification, user: User, now: datetime, prompt: Prompt | None, items: list[EmailContent] | None = None
+) -> EmailMultiAlternatives:
+    """The localized text + HTML message of notification ``n`` (a digest when ``items`` is given), with a
+    stable ``Message-ID``, ``List-Unsubscribe`` (RFC 2369 / RFC 8058) and per-game threading headers."""
+    with translation.override(user.language), timezone.override(user_zone(user)):
+        if items is None:
+            content = content_for(n, user, now, prompt)
+            contents = [content]
+            subject = content.subject
+        else:
+            contents = items
+            subject = ngettext(
+                "Your daily digest: %(n)s update", "Your daily digest: %(n)s updates", len(items)
+            ) % {"n": len(items)}
+        kind_label = Notification.Kind(n.kind).label
+        context = {
+            "user": user,
+            "subject": subject,
+            "items": contents,
+            "digest": items is not None,
+            "kind_label": kind_label,
+            "unsubscribe_url": _unsubscribe_url(user, n.kind),
+            "preferences_url": absolute_url(reverse("accounts:profile") + "#notifications"),
+            "site_url": settings.SITE_URL,
+        }
+        text = render_to_string("email/notification.txt", context)
+        html = render_to_string("email/notification.html", context)
+    domain = urlsplit(settings.SITE_URL).hostname or "localhost"
+    headers = {
+        "Message-ID": message_id(n.dedupe_key),
+        "List-Unsubscribe": f"<{context['unsubscribe_url']}>",
+        "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+        "Auto-Submitted": "auto-generated",
+        "X-Auto-Response-Suppress": "All",
+    }
+    if n.game_id is not None:
+        headers["References"] = f"<game.{n.game_id}@{domain}>"
+    msg = EmailMultiAlternatives(
+        subject=f"[Medieval Mastery] {subject}", body=text, to=[user.email], headers=headers
+    )
+    msg.attach_alternative(html, "text/html")
+    return msg

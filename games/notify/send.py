@@ -1,0 +1,189 @@
+"""Sending the outbox (architecture §3 ``games/notify/``): quiet hours and away periods, one pending row at a
+time under ``SELECT … FOR UPDATE SKIP LOCKED``, sent and marked sent in the same transaction, and the daily
+digests.
+
+If the process dies after the SMTP server accepted a message but before that commit, the row is still
+pending and is sent again: the only duplicate possible, which mail clients drop because the ``Message-ID``
+is the same (docs/operations.md "Email delivery")."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, time, timedelta
+
+from django.conf import settings
+from django.core.mail import get_connection
+from django.core.mail.backends.base import BaseEmailBackend
+from django.db import transaction
+from django.utils import timezone, translation
+
+from accounts.models import User
+from games.models import Notification, Prompt
+from games.notify.content import build_email, content_for, user_zone
+from games.services.outbox import DECISION_KINDS
+
+log = logging.getLogger(__name__)
+
+
+def quiet_until(user: User, now: datetime) -> datetime | None:
+    """The end of the user's quiet hours if ``now`` falls inside them (local wall-clock times in the user's
+    time zone; a period may wrap past midnight), else ``None``."""
+    start, end = user.quiet_start, user.quiet_end
+    if start is None or end is None or start == end:
+        return None
+    local = now.astimezone(user_zone(user))
+    t = local.time().replace(tzinfo=None)
+    inside = start <= t < end if start < end else (t >= start or t < end)
+    if not inside:
+        return None
+    day = local.date() if t < end else local.date() + timedelta(days=1)
+    return datetime.combine(day, end, tzinfo=user_zone(user))
+
+
+def delay_until(user: User, now: datetime) -> datetime | None:
+    """When mail to ``user`` may go out if it is not urgent: the end of quiet hours or of an away period
+    that covers ``now``, whichever is later; ``None`` if it may go now."""
+    ends = []
+    quiet = quiet_until(user, now)
+    if quiet is not None:
+        ends.append(quiet)
+    if user.away_from and user.away_until and user.away_from <= now < user.away_until:
+        ends.append(user.away_until)
+    return max(ends) if ends else None
+
+
+def _skip(n: Notification, reason: str) -> None:
+    n.status = Notification.Status.SKIPPED
+    n.skip_reason = reason
+    n.save(update_fields=["status", "skip_reason"])
+
+
+def _open_prompt(n: Notification) -> Prompt | None:
+    if n.game_id is None or n.seat is None:
+        return None
+    return Prompt.objects.filter(game_id=n.game_id, seat=n.seat, key=n.prompt_key).first()
+
+
+def _deliver(n: Notification, now: datetime, connection: BaseEmailBackend) -> bool:
+    """Send one locked pending row, or move it on (skip, digest, postpone). Returns whether mail went out."""
+    user = n.recipient
+    if not user.is_active or not user.email:
+        _skip(n, "no address")
+        return False
+    mode = user.notify_mode(n.kind)
+    if mode == "off":
+        _skip(n, "off")
+        return False
+    prompt = None
+    if n.kind in DECISION_KINDS:
+        prompt = _open_prompt(n)
+        if prompt is None:
+            _skip(n, "decided")  # the decision was made (or timed out) before the mail went out
+            return False
+    if mode == "digest":
+        n.status = Notification.Status.DIGEST
+        n.save(update_fields=["status"])
+        return False
+    later = delay_until(user, now)
+    if later is not None and not (prompt is not None and prompt.deadline_at <= later):
+        n.send_after = later  # quiet hours or away: non-urgent mail waits
+        n.save(update_fields=["send_after"])
+        return False
+    connection.send_messages([build_email(n, user, now, prompt)])
+    n.status = Notification.Status.SENT
+    n.sent_at = timezone.now()
+    n.save(update_fields=["status", "sent_at"])
+    return True
+
+
+def outbox_flush(*, game_id: int | None = None, now: datetime | None = None, limit: int = 500) -> int:
+    """Send every due pending notification (of one game, or all), one row per transaction, each row locked
+    with ``SKIP LOCKED`` so concurrent workers never send the same row. Running it twice sends nothing
+    the second time.
+
+    Returns:
+        How many emails were sent.
+    """
+    now = now or timezone.now()
+    sent = 0
+    connection = get_connection()
+    try:
+        for _ in range(limit):
+            with transaction.atomic():
+                rows = Notification.objects.select_for_update(skip_locked=True, of=("self",)).filter(
+                    status=Notification.Status.PENDING, send_after__lte=now
+                )
+                if game_id is not None:
+                    rows = rows.filter(game_id=game_id)
+                n = rows.select_related("recipient").order_by("send_after", "pk").first()
+                if n is None:
+                    break
+                sent += _deliver(n, now, connection)
+    finally:
+        connection.close()
+    return sent
+
+
+def digests_send(*, now: datetime | None = None) -> int:
+    """Send each user's daily digest once per local day, after ``DIGEST_HOUR`` in their time zone: every
+    notification they chose to receive as a digest that still makes sense (decisions not yet made). A user
+    who turned the digest itself off (its ``List-Unsubscribe`` link) gets none: the waiting items are
+    skipped (reason ``off``).
+
+    Returns:
+        How many digests were sent (a second run the same day sends none).
+    """
+    now = now or timezone.now()
+    sent = 0
+    user_ids = (
+        Notification.objects.filter(status=Notification.Status.DIGEST)
+        .values_list("recipient_id", flat=True)
+        .distinct()
+    )
+    connection = get_connection()
+    try:
+        for user in User.objects.filter(pk__in=list(user_ids)):
+            local = now.astimezone(user_zone(user))
+            if local.time() < time(settings.DIGEST_HOUR):
+                continue
+            key = f"{user.pk}:-:digest:{local.date().isoformat()}"
+            with transaction.atomic():
+                if Notification.objects.filter(dedupe_key=key).exists():
+                    continue
+                items = list(
+                    Notification.objects.select_for_update(skip_locked=True, of=("self",))
+                    .filter(recipient=user, status=Notification.Status.DIGEST)
+                    .order_by("created_at", "pk")
+                )
+                keep: list[tuple[Notification, Prompt | None]] = []
+                for item in items:
+                    prompt = _open_prompt(item) if item.kind in DECISION_KINDS else None
+                    if user.notify_mode(Notification.Kind.DIGEST) == "off":
+                        _skip(item, "off")  # the digest's own List-Unsubscribe turned digests off
+                    elif item.kind in DECISION_KINDS and prompt is None:
+                        _skip(item, "decided")
+                    else:
+                        keep.append((item, prompt))
+                if not keep:
+                    continue
+                digest = Notification.objects.create(
+                    recipient=user,
+                    kind=Notification.Kind.DIGEST,
+                    dedupe_key=key,
+                    created_at=now,
+                    send_after=now,
+                    data={"items": len(keep)},
+                )
+                with translation.override(user.language), timezone.override(user_zone(user)):
+                    contents = [content_for(item, user, now, prompt) for item, prompt in keep]
+                connection.send_messages([build_email(digest, user, now, None, items=contents)])
+                Notification.objects.filter(pk__in=[item.pk for item, _prompt in keep]).update(
+                    status=Notification.Status.SENT, sent_at=now, digest=digest
+                )
+                digest.status = Notification.Status.SENT
+                digest.sent_at = now
+                digest.save(update_fields=["status", "sent_at"])
+                sent += 1
+    finally:
+        connection.close()
+    return sent
