@@ -64,8 +64,6 @@ def artefact_name(art_id: str | None) -> str:
     return _name(art_id, f"{kind.capitalize()} of {ability.capitalize()}")
 
 
-
-
 def territory_name(tile_id: str) -> str:
     """The name of a territory type id in the active language: ``"mountains"`` -> "Mountains" (Korean:
     "산지")."""
@@ -141,9 +139,15 @@ def describe(ev: dict[str, Any], names: dict[int, str], places: dict[str, str] |
     if kind == "reshuffle":
         return _("%(who)s shuffles their discard pile into a new deck.") % {"who": who()}
     if kind == "artefact_destroyed":
-        return _("%(art)s of %(owner)s is destroyed.") % {"art": artefact_name(ev["artefact"]), "owner": who("owner")}
+        return _("%(art)s of %(owner)s is destroyed.") % {
+            "art": artefact_name(ev["artefact"]),
+            "owner": who("owner"),
+        }
     if kind == "artefact_restored":
-        return _("%(art)s of %(owner)s is restored.") % {"art": artefact_name(ev["artefact"]), "owner": who("owner")}
+        return _("%(art)s of %(owner)s is restored.") % {
+            "art": artefact_name(ev["artefact"]),
+            "owner": who("owner"),
+        }
     if kind == "redistributed":
         return _("%(who)s redistributes knights.") % {"who": who()}
     if kind == "advanced":
@@ -167,7 +171,9 @@ def describe(ev: dict[str, Any], names: dict[int, str], places: dict[str, str] |
     if kind == "arena":
         return _("Arena rolls: %(a)s and %(d)s.") % {"a": ev["rolls"][0], "d": ev["rolls"][1]}
     if kind == "window_opened":
-        return _("Fracture window for %(targets)s.") % {"targets": ", ".join(artefact_name(t) for t in ev["targets"])}
+        return _("Fracture window for %(targets)s.") % {
+            "targets": ", ".join(artefact_name(t) for t in ev["targets"])
+        }
     if kind == "crown_announced":
         return _("%(who)s uses the %(crown)s.") % {"who": who(), "crown": artefact_name(ev["crown"])}
     if kind == "crown_negated":
