@@ -24,6 +24,7 @@ class UserLanguageMiddleware:
         self.codes = {code for code, _name in settings.LANGUAGES}
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        """Activate the user's language, then answer the request."""
         user = getattr(request, "user", None)
         language = getattr(user, "language", None) if user is not None and user.is_authenticated else None
         if language in self.codes:
@@ -39,6 +40,7 @@ class UserTimezoneMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        """Activate the user's time zone (UTC for anonymous visitors or an unknown zone), then answer."""
         user = getattr(request, "user", None)
         tz = getattr(user, "time_zone", None) if user is not None and user.is_authenticated else None
         try:

@@ -38,7 +38,12 @@ def lock_with_seats(game_id: int) -> tuple[Game, list[Seat]]:
 
 
 def lock_game(game_id: int) -> Game:
+    """Lock the game row (``select_for_update``, inside the caller's transaction) and return it.
+
+    Raises:
+        NotFound: no such game.
+    """
     try:
         return Game.objects.select_for_update().get(pk=game_id)
     except Game.DoesNotExist as exc:
-        raise NotFound("no such game") from exc
+        raise NotFound("no such game", game_id=game_id) from exc

@@ -45,18 +45,25 @@ class SubmitResult:
 
 @dataclass
 class Applied:
+    """What a write applied before it is stored: the final ``state``, the new ``records`` in ``seq`` order,
+    and the ``(seq, state)`` pairs to keep as snapshots (every ``SNAPSHOT_EVERY`` actions)."""
+
     state: engine.GameState
     records: list[ActionRecord]
     snapshots: list[tuple[int, engine.GameState]] = field(default_factory=list)
 
 
 def snapshot_due(seq: int) -> bool:
+    """Whether the state after action ``seq`` is kept as a snapshot (every ``SNAPSHOT_EVERY`` actions)."""
     return seq % settings.SNAPSHOT_EVERY == 0
 
 
 def record_for(
     game: Game, seq: int, seat: int | None, source: str, action: engine.Action, t: engine.Transition
 ) -> ActionRecord:
+    """The (unsaved) record of ``action`` by ``seat`` (``None``: a system action) as action ``seq`` of
+    ``game``, from ``source`` (web, api, email, timeout, bot, standing), with the transition's events and
+    the hash of the state after it."""
     return ActionRecord(
         game=game,
         seq=seq,

@@ -1,0 +1,1 @@
+"""``manage.py demo`` and ``manage.py verify_game``."""

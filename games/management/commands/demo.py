@@ -21,6 +21,8 @@ class Command(BaseCommand):
     help = "Create the demo user and a demo game in progress (safe to run again)."
 
     def handle(self, *args: Any, **options: Any) -> None:
+        """Create (or reuse) the demo login and a 3-player game against two bots (Django docs "Writing
+        custom django-admin commands")."""
         user, created = User.objects.get_or_create(email=DEMO_EMAIL, defaults={"display_name": "Demo"})
         if created:
             user.set_password(DEMO_PASSWORD)

@@ -15,9 +15,11 @@ class Command(BaseCommand):
     help = "Replay a game from its action records and check every stored state hash."
 
     def add_arguments(self, parser: CommandParser) -> None:
+        """One argument: the game's id."""
         parser.add_argument("game_id", type=int)
 
     def handle(self, *args: Any, **options: Any) -> None:
+        """Replay the game; ``CommandError`` names the first mismatch."""
         ok, message = game_verify(game_id=options["game_id"])
         if not ok:
             raise CommandError(message)
