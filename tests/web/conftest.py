@@ -92,6 +92,15 @@ def create_started_game(
     return Game.objects.get(pk=game.pk)
 
 
+def create_private_game(*, players: int = 2, title: str = "Secret", seed: int = 3) -> Game:
+    """A started private game of a fresh creator against bots (for tests that a stranger cannot see it)."""
+    owner = create_user()
+    game = services.game_create(user=owner, title=title, players=players, private=True)
+    services.seats_fill_with_bots(game_id=game.pk, user=owner)
+    services.game_start(game_id=game.pk, user=owner, seed=seed)
+    return Game.objects.get(pk=game.pk)
+
+
 def seat_users(game: Game) -> dict[int, User]:
     """Return the human seats of a started game: seat number -> user."""
     return {s.number: s.user for s in Seat.objects.filter(game=game).select_related("user") if s.user}

@@ -24,7 +24,7 @@ from games.messages import service_message
 from games.models import Game, Prompt
 from games.services.outbox import MAX_CLOCK, deadline_for
 
-from .conftest import create_started_game, create_user, seat_users
+from .conftest import create_private_game, create_started_game, create_user, seat_users
 
 pytestmark = pytest.mark.django_db
 
@@ -238,16 +238,8 @@ def test_the_engine_never_formats_a_request_number_into_a_path() -> None:
 # ---------------------------------------------------------------------------------------------------------
 
 
-def _private_game() -> Game:
-    owner = create_user()
-    game = services.game_create(user=owner, title="Secret", players=2, private=True)
-    services.seats_fill_with_bots(game_id=game.pk, user=owner)
-    services.game_start(game_id=game.pk, user=owner, seed=3)
-    return Game.objects.get(pk=game.pk)
-
-
 def test_poll_answers_404_alike_for_a_private_game_whatever_the_seq() -> None:
-    game = _private_game()
+    game = create_private_game()
     missing = Game.objects.order_by("-pk").values_list("pk", flat=True)[0] + 1000
     client = _login(create_user())
     for seq in (str(game.seq), str(game.seq + 1), "0", "x", ""):

@@ -19,7 +19,7 @@ from accounts.models import ApiToken
 from games import services
 from games.models import Game
 
-from .conftest import create_user
+from .conftest import create_private_game, create_user
 
 pytestmark = pytest.mark.django_db
 
@@ -87,11 +87,7 @@ def _answer(client: Client, method: str, path: str, game_id: int) -> tuple[int, 
 
 @pytest.fixture
 def private_game() -> Game:
-    owner = create_user()
-    game = services.game_create(user=owner, title="Secret table", players=3, private=True)
-    services.seats_fill_with_bots(game_id=game.pk, user=owner)
-    services.game_start(game_id=game.pk, user=owner, seed=3)
-    return Game.objects.get(pk=game.pk)
+    return create_private_game(players=3, title="Secret table")
 
 
 def _clients() -> dict[str, Client]:

@@ -166,15 +166,21 @@ def _step_draw(tx: Tx, b: Battle) -> bool:
     return True
 
 
-def _step_sceptre_window(tx: Tx, b: Battle) -> bool:
-    """Step 3 (R64): a response window before the applying sceptres."""
-    targets = _artefacts_applying(tx.s, b, "sceptre")
-    b.stage = "sceptres"
+def _artefact_window(tx: Tx, b: Battle, kind: str, next_stage: str) -> bool:
+    """A response window before the applying artefacts of ``kind`` (``"sceptre"`` or ``"orb"``); without
+    any, their queue is empty. The battle goes on at ``next_stage``."""
+    targets = _artefacts_applying(tx.s, b, kind)
+    b.stage = next_stage
     if targets:
-        open_window(tx, "sceptre", b.attacker, targets)
+        open_window(tx, kind, b.attacker, targets)
     else:
         b.queue = []
     return True
+
+
+def _step_sceptre_window(tx: Tx, b: Battle) -> bool:
+    """Step 3 (R64): a response window before the applying sceptres."""
+    return _artefact_window(tx, b, "sceptre", "sceptres")
 
 
 def _step_sceptres(tx: Tx, b: Battle) -> bool:
@@ -307,13 +313,7 @@ def _step_mayhem(tx: Tx, b: Battle) -> bool:
 
 def _step_orb_window(tx: Tx, b: Battle) -> bool:
     """Step 7 (R74): a response window before the applying orbs."""
-    targets = _artefacts_applying(tx.s, b, "orb")
-    b.stage = "orbs"
-    if targets:
-        open_window(tx, "orb", b.attacker, targets)
-    else:
-        b.queue = []
-    return True
+    return _artefact_window(tx, b, "orb", "orbs")
 
 
 def _step_orbs(tx: Tx, b: Battle) -> bool:
