@@ -37,13 +37,13 @@ class FormShape(StrEnum):
     #: One field posts yes/no (``true``/``1``/``yes``/``on`` or ``false``/``0``/``no``/``off``).
     BOOL = "bool"
     #: ``to`` and a whole number of ``knights``.
-    ADVANCE = "advance"
+    MOVE = "move"
     #: ``from``, ``to`` and ``knights`` repeated once per move (rows left empty are skipped).
-    REDISTRIBUTE = "redistribute"
+    MOVES = "moves"
     #: ``fracture`` repeated in rank order, blanks and repeats dropped.
-    RESPOND = "respond"
+    RANKED = "ranked"
     #: ``card``; empty means "keep my hand" (``None``).
-    DISCARD = "discard"
+    OPTIONAL_TEXT = "optional_text"
     #: ``corruption`` = ``"<player>:<artefact>"``, or ``player`` and/or ``artefact``; and ``card``.
     CROWN = "crown"
 
@@ -127,11 +127,11 @@ ACTION_KINDS: Mapping[ActionType, ActionKind] = MappingProxyType(
             ),
             ActionKind(ActionType.FRACTURE, FormShape.TEXT, ("target",)),
             ActionKind(ActionType.USE_CROWN, FormShape.CROWN, ("corruption", "player", "artefact", "card")),
-            ActionKind(ActionType.REDISTRIBUTE, FormShape.REDISTRIBUTE, ("from", "to", "knights")),
-            ActionKind(ActionType.ADVANCE, FormShape.ADVANCE, ("to", "knights")),
+            ActionKind(ActionType.REDISTRIBUTE, FormShape.MOVES, ("from", "to", "knights")),
+            ActionKind(ActionType.ADVANCE, FormShape.MOVE, ("to", "knights")),
             ActionKind(
                 ActionType.RESPOND,
-                FormShape.RESPOND,
+                FormShape.RANKED,
                 ("fracture",),
                 timeout_text=gettext_lazy("you passed the response window."),
                 closes_deadline=True,
@@ -150,7 +150,7 @@ ACTION_KINDS: Mapping[ActionType, ActionKind] = MappingProxyType(
                 closes_deadline=True,
             ),
             ActionKind(ActionType.PLAY_SUPPORT, FormShape.LIST, ("cards",), closes_deadline=True),
-            ActionKind(ActionType.DISCARD_CHOICE, FormShape.DISCARD, ("card",), closes_deadline=True),
+            ActionKind(ActionType.DISCARD_CHOICE, FormShape.OPTIONAL_TEXT, ("card",), closes_deadline=True),
             ActionKind(ActionType.INSIGHT_ORDER, FormShape.LIST, ("order",), closes_deadline=True),
             ActionKind(ActionType.PROSPERITY_CHOICE, FormShape.BOOL, ("discard",), closes_deadline=True),
             ActionKind(ActionType.FEAR_CHOICE, FormShape.BOOL, ("use",), closes_deadline=True),

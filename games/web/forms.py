@@ -188,11 +188,11 @@ def _parse_bool(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
     return {name: raw in _TRUE}
 
 
-def _parse_advance(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
+def _parse_move(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
     return {"to": _text(post, "to"), "knights": _int(post.get("knights"), "knights")}
 
 
-def _parse_redistribute(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
+def _parse_moves(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
     sources, dests, counts = post.getlist("from"), post.getlist("to"), post.getlist("knights")
     if not (len(sources) == len(dests) == len(counts)) or not sources:
         raise PayloadError(_("Each move needs a from, a to and a number of knights."))
@@ -204,7 +204,7 @@ def _parse_redistribute(post: QueryDict, fields: tuple[str, ...]) -> dict[str, A
     return {"moves": moves}
 
 
-def _parse_respond(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
+def _parse_ranked(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
     ranked: list[str] = []
     for value in post.getlist("fracture"):
         if value.strip() and value.strip() not in ranked:
@@ -212,7 +212,7 @@ def _parse_respond(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
     return {"fracture": ranked}
 
 
-def _parse_discard(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
+def _parse_optional_text(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
     return {"card": _text(post, "card") or None}
 
 
@@ -239,10 +239,10 @@ _PARSERS: dict[FormShape, Callable[[QueryDict, tuple[str, ...]], dict[str, Any]]
     FormShape.TEXT: _parse_text,
     FormShape.LIST: _parse_list,
     FormShape.BOOL: _parse_bool,
-    FormShape.ADVANCE: _parse_advance,
-    FormShape.REDISTRIBUTE: _parse_redistribute,
-    FormShape.RESPOND: _parse_respond,
-    FormShape.DISCARD: _parse_discard,
+    FormShape.MOVE: _parse_move,
+    FormShape.MOVES: _parse_moves,
+    FormShape.RANKED: _parse_ranked,
+    FormShape.OPTIONAL_TEXT: _parse_optional_text,
     FormShape.CROWN: _parse_crown,
 }
 
