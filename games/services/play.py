@@ -45,18 +45,25 @@ class SubmitResult:
 
 @dataclass
 class Applied:
+    """The outcome of applying actions to a state, ready to store: the final ``state``, one unsaved
+    ActionRecord per action (``seq`` order) and the ``(seq, state)`` snapshots due on the way."""
+
     state: engine.GameState
     records: list[ActionRecord]
     snapshots: list[tuple[int, engine.GameState]] = field(default_factory=list)
 
 
 def snapshot_due(seq: int) -> bool:
+    """Whether the state after action ``seq`` is kept as a snapshot (every ``SNAPSHOT_EVERY`` actions)."""
     return seq % settings.SNAPSHOT_EVERY == 0
 
 
 def record_for(
     game: Game, seq: int, seat: int | None, source: str, action: engine.Action, t: engine.Transition
 ) -> ActionRecord:
+    """The unsaved record of ``action`` taken by ``seat`` (``None``: the game itself) as number ``seq`` of
+    ``game``, from ``source`` (an ``ActionRecord.Source`` value), with the events and state hash of its
+    transition ``t``."""
     return ActionRecord(
         game=game,
         seq=seq,
