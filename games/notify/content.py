@@ -31,11 +31,9 @@ from games.models import Notification, Prompt
 from games.notify.links import BACK, absolute_url, link_token, unsubscribe_token
 from games.selectors import GameView, game_get, game_view
 from games.services.outbox import DECISION_KINDS
+from games.services.projection import TURN_PROMPT_KINDS
 
 log = logging.getLogger(__name__)
-
-#: The prompt kinds of a player's own turn (its free window, a manoeuvre, Crown of Vitality).
-TURN_LEVEL_KINDS = frozenset({PromptKind.TURN, PromptKind.MANOEUVRE, PromptKind.VITALITY})
 
 
 def user_zone(user: User) -> zoneinfo.ZoneInfo:
@@ -234,7 +232,7 @@ def _decision_details(
             out.append(_("Choose your conflict card face down."))
         else:
             out.append(_("Play support cards or pass."))
-    elif prompt_kind in TURN_LEVEL_KINDS and seat is not None and view.get("players"):
+    elif prompt_kind in TURN_PROMPT_KINDS and seat is not None and view.get("players"):
         me = view["players"][seat]
         leader = max(view["players"], key=lambda p: p["vp"])
         out.append(
