@@ -28,6 +28,7 @@ from ninja.security import SessionAuth as NinjaSessionAuth
 from pydantic import BeforeValidator, ConfigDict, Field, StrictInt, WithJsonSchema
 
 from accounts.models import ApiToken, User
+from games.engine import ActionType
 from games.engine.action_schema import action_json_schema
 from games.messages import service_message
 from games.models import ActionRecord, Game
@@ -219,7 +220,10 @@ class ActionIn(Schema):
     )
     action: Annotated[dict[str, Any], WithJsonSchema(action_json_schema())] = Field(
         description=ACTION_TYPES_DOC,
-        examples=[{"type": "end_turn"}, {"type": "advance", "to": "t5", "knights": 6}],
+        examples=[
+            {"type": ActionType.END_TURN.value},
+            {"type": ActionType.ADVANCE.value, "to": "t5", "knights": 6},
+        ],
     )
     prompt_key: Annotated[str, Field(min_length=1, max_length=80)] | None = Field(
         default=None, description="key of the open prompt answered (out-of-turn answers)"

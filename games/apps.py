@@ -20,9 +20,14 @@ class GamesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        """On the embedded default (``runserver`` without ``REDIS_URL``), sweep deadlines in a daemon
-        thread of the serving process, so deadlines fire without a Celery beat (architecture §4)."""
+        """Register the Celery tasks (so the outbox's publish by name finds ``notifications_send`` in every
+        process, and an eager app runs it in-process), and on the embedded default (``runserver`` without
+        ``REDIS_URL``) sweep deadlines in a daemon thread of the serving process, so deadlines fire
+        without a Celery beat (architecture §4). Django loads the models before ``ready``, hence the imports
+        here (Django docs "Applications: AppConfig.ready")."""
         from django.conf import settings
+
+        import games.tasks  # noqa: F401  (registers the tasks with the Celery app)
 
         serving = "runserver" in sys.argv and (
             os.environ.get("RUN_MAIN") == "true" or "--noreload" in sys.argv

@@ -8,6 +8,7 @@ them: there the content's ``name_ko`` is used.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -99,147 +100,261 @@ def describe(ev: dict[str, Any], names: dict[int, str], places: dict[str, str] |
     """
     if places is not None and isinstance(ev.get("pos"), str):
         ev = {**ev, "pos": place_name(places.get(ev["pos"], ev["pos"]))}
+    describer = _DESCRIBERS.get(str(ev.get("type")))
+    return describer(ev, names) if describer is not None else ""
 
-    def who(key: str = "seat") -> str:
-        seat = ev.get(key)
-        return names.get(seat, "?") if isinstance(seat, int) else "?"
 
-    kind = ev.get("type")
-    if kind == "turn_started":
-        return _("Turn %(turn)s: %(who)s's turn.") % {"turn": ev["turn"], "who": who()}
-    if kind == "knights_gained":
-        if not ev["knights"] and not ev["lost"]:
-            return ""
-        text = ngettext(
-            "%(who)s places %(n)s knight in their castle (%(why)s).",
-            "%(who)s places %(n)s knights in their castle (%(why)s).",
-            ev["knights"],
-        ) % {"who": who(), "n": ev["knights"], "why": _why(ev["reason"])}
-        if ev["lost"]:
-            text += " " + ngettext(
-                "%(n)s knight lost: no dice left.", "%(n)s knights lost: no dice left.", ev["lost"]
-            ) % {"n": ev["lost"]}
-        return text
-    if kind == "card_played":
-        target = f" → {artefact_name(ev['target'])}" if ev.get("target") else ""
-        return _("%(who)s plays %(card)s%(target)s.") % {"who": who(), "card": ev["name"], "target": target}
-    if kind == "draw":
-        if ev.get("cards"):
-            return ngettext("You draw %(n)s card.", "You draw %(n)s cards.", ev["count"]) % {"n": ev["count"]}
-        return ngettext("%(who)s draws %(n)s card.", "%(who)s draws %(n)s cards.", ev["count"]) % {
-            "who": who(),
-            "n": ev["count"],
-        }
-    if kind == "discard":
-        return _("%(who)s discards %(card)s (%(why)s).") % {
-            "who": who(),
-            "card": ev["name"],
-            "why": _why(ev["reason"]),
-        }
-    if kind == "reshuffle":
-        return _("%(who)s shuffles their discard pile into a new deck.") % {"who": who()}
-    if kind == "artefact_destroyed":
-        return _("%(art)s of %(owner)s is destroyed.") % {
-            "art": artefact_name(ev["artefact"]),
-            "owner": who("owner"),
-        }
-    if kind == "artefact_restored":
-        return _("%(art)s of %(owner)s is restored.") % {
-            "art": artefact_name(ev["artefact"]),
-            "owner": who("owner"),
-        }
-    if kind == "redistributed":
-        return _("%(who)s redistributes knights.") % {"who": who()}
-    if kind == "advanced":
-        return ngettext(
-            "%(who)s advances %(n)s knight into %(pos)s.",
-            "%(who)s advances %(n)s knights into %(pos)s.",
-            ev["knights"],
-        ) % {"who": who(), "n": ev["knights"], "pos": ev["pos"]}
-    if kind == "conquered":
-        return _("%(who)s conquers %(pos)s (%(tile)s).") % {
-            "who": who(),
-            "pos": ev["pos"],
-            "tile": _tile(ev["tile"]),
-        }
-    if kind == "battle_started":
-        return _("Battle for %(pos)s: %(a)s attacks %(d)s.") % {
-            "pos": ev["pos"],
-            "a": who("attacker"),
-            "d": who("defender"),
-        }
-    if kind == "arena":
-        return _("Arena rolls: %(a)s and %(d)s.") % {"a": ev["rolls"][0], "d": ev["rolls"][1]}
-    if kind == "window_opened":
-        return _("Fracture window for %(targets)s.") % {
-            "targets": ", ".join(artefact_name(t) for t in ev["targets"])
-        }
-    if kind == "crown_announced":
-        return _("%(who)s uses the %(crown)s.") % {"who": who(), "crown": artefact_name(ev["crown"])}
-    if kind == "crown_negated":
-        return _("The crown is fractured and has no effect.")
-    if kind == "artefact_applied":
-        return _("%(art)s applies.") % {"art": artefact_name(ev["artefact"])}
-    if kind == "conflict_chosen":
-        if ev.get("card"):
-            return _("You place your conflict card face down.")
-        return _("%(who)s places a conflict card face down.") % {"who": who()}
-    if kind == "conflict_revealed":
-        return _("Conflict cards revealed: %(a)s against %(d)s (scores %(sa)s–%(sd)s).") % {
-            "a": ev["values"][0],
-            "d": ev["values"][1],
-            "sa": ev["scores"][0],
-            "sd": ev["scores"][1],
-        }
-    if kind == "support_played":
-        return _("%(who)s plays support %(values)s.") % {
-            "who": who(),
-            "values": " ".join(f"+{v}" for v in ev["values"]),
-        }
-    if kind == "support_passed":
-        return _("%(who)s passes.") % {"who": who()}
-    if kind == "battle_result":
-        return _("%(who)s wins the battle by %(m)s (%(a)s–%(d)s).") % {
-            "who": who("winner"),
-            "m": ev["margin"],
-            "a": ev["scores"][0],
-            "d": ev["scores"][1],
-        }
-    if kind == "knights_lost":
-        if not ev["knights"]:
-            return ""
-        return ngettext(
-            "%(who)s loses %(n)s knight (%(why)s).", "%(who)s loses %(n)s knights (%(why)s).", ev["knights"]
-        ) % {"who": who(), "n": ev["knights"], "why": _why(ev["reason"])}
-    if kind == "retreat":
-        return ngettext(
-            "%(who)s retreats %(n)s knight to their castle.",
-            "%(who)s retreats %(n)s knights to their castle.",
-            ev["knights"],
-        ) % {"who": who(), "n": ev["knights"]}
-    if kind == "mayhem":
-        return ngettext(
-            "Mayhem: %(who)s loses %(n)s knight.", "Mayhem: %(who)s loses %(n)s knights.", ev["lost"]
-        ) % {"who": who(), "n": ev["lost"]}
-    if kind == "mayhem_flip":
-        return _("Mayhem flips the result: %(who)s wins.") % {"who": who("winner")}
-    if kind == "cut_throat":
-        return _("Cut-throat: %(who)s loses %(pos)s (no line of supply).") % {"who": who(), "pos": ev["pos"]}
-    if kind == "game_over":
-        winners = [names.get(s, "?") for s in ev["winners"]]
-        return ngettext("Game over. Winner: %(w)s.", "Game over. Winners: %(w)s.", len(winners)) % {
-            "w": ", ".join(winners)
-        }
-    if kind == "castle_conquered":
-        return _("%(who)s conquers the castle of %(o)s!") % {"who": who(), "o": who("owner")}
-    if kind == "first_player":
-        return _("%(who)s goes first.") % {"who": who()}
-    if kind in ("fear_choice",) and ev.get("used"):
-        return ngettext(
-            "%(who)s fights as though they had %(n)s knight.",
-            "%(who)s fights as though they had %(n)s knights.",
-            ev["knights"],
-        ) % {"who": who(), "n": ev["knights"]}
-    if kind == "card_returned":
-        return _("%(who)s shuffles %(card)s back into their deck.") % {"who": who(), "card": ev["name"]}
-    return ""
+def _who(ev: dict[str, Any], names: dict[int, str], key: str = "seat") -> str:
+    """The name of the seat in ``ev[key]`` (``"?"`` when it is not a seat number)."""
+    seat = ev.get(key)
+    return names.get(seat, "?") if isinstance(seat, int) else "?"
+
+
+def _turn_started(ev: dict[str, Any], names: dict[int, str]) -> str:
+    return _("Turn %(turn)s: %(who)s's turn.") % {"turn": ev["turn"], "who": _who(ev, names)}
+
+
+def _knights_gained(ev: dict[str, Any], names: dict[int, str]) -> str:
+    if not ev["knights"] and not ev["lost"]:
+        return ""
+    text = ngettext(
+        "%(who)s places %(n)s knight in their castle (%(why)s).",
+        "%(who)s places %(n)s knights in their castle (%(why)s).",
+        ev["knights"],
+    ) % {"who": _who(ev, names), "n": ev["knights"], "why": _why(ev["reason"])}
+    if ev["lost"]:
+        text += " " + ngettext(
+            "%(n)s knight lost: no dice left.", "%(n)s knights lost: no dice left.", ev["lost"]
+        ) % {"n": ev["lost"]}
+    return text
+
+
+def _card_played(ev: dict[str, Any], names: dict[int, str]) -> str:
+    target = f" → {artefact_name(ev['target'])}" if ev.get("target") else ""
+    return _("%(who)s plays %(card)s%(target)s.") % {
+        "who": _who(ev, names),
+        "card": ev["name"],
+        "target": target,
+    }
+
+
+def _draw(ev: dict[str, Any], names: dict[int, str]) -> str:
+    if ev.get("cards"):
+        return ngettext("You draw %(n)s card.", "You draw %(n)s cards.", ev["count"]) % {"n": ev["count"]}
+    return ngettext("%(who)s draws %(n)s card.", "%(who)s draws %(n)s cards.", ev["count"]) % {
+        "who": _who(ev, names),
+        "n": ev["count"],
+    }
+
+
+def _discard(ev: dict[str, Any], names: dict[int, str]) -> str:
+    return _("%(who)s discards %(card)s (%(why)s).") % {
+        "who": _who(ev, names),
+        "card": ev["name"],
+        "why": _why(ev["reason"]),
+    }
+
+
+def _reshuffle(ev: dict[str, Any], names: dict[int, str]) -> str:
+    return _("%(who)s shuffles their discard pile into a new deck.") % {"who": _who(ev, names)}
+
+
+def _artefact_destroyed(ev: dict[str, Any], names: dict[int, str]) -> str:
+    return _("%(art)s of %(owner)s is destroyed.") % {
+        "art": artefact_name(ev["artefact"]),
+        "owner": _who(ev, names, "owner"),
+    }
+
+
+def _artefact_restored(ev: dict[str, Any], names: dict[int, str]) -> str:
+    return _("%(art)s of %(owner)s is restored.") % {
+        "art": artefact_name(ev["artefact"]),
+        "owner": _who(ev, names, "owner"),
+    }
+
+
+def _redistributed(ev: dict[str, Any], names: dict[int, str]) -> str:
+    return _("%(who)s redistributes knights.") % {"who": _who(ev, names)}
+
+
+def _advanced(ev: dict[str, Any], names: dict[int, str]) -> str:
+    return ngettext(
+        "%(who)s advances %(n)s knight into %(pos)s.",
+        "%(who)s advances %(n)s knights into %(pos)s.",
+        ev["knights"],
+    ) % {"who": _who(ev, names), "n": ev["knights"], "pos": ev["pos"]}
+
+
+def _conquered(ev: dict[str, Any], names: dict[int, str]) -> str:
+    return _("%(who)s conquers %(pos)s (%(tile)s).") % {
+        "who": _who(ev, names),
+        "pos": ev["pos"],
+        "tile": _tile(ev["tile"]),
+    }
+
+
+def _battle_started(ev: dict[str, Any], names: dict[int, str]) -> str:
+    return _("Battle for %(pos)s: %(a)s attacks %(d)s.") % {
+        "pos": ev["pos"],
+        "a": _who(ev, names, "attacker"),
+        "d": _who(ev, names, "defender"),
+    }
+
+
+def _arena(ev: dict[str, Any], names: dict[int, str]) -> str:
+    return _("Arena rolls: %(a)s and %(d)s.") % {"a": ev["rolls"][0], "d": ev["rolls"][1]}
+
+
+def _window_opened(ev: dict[str, Any], names: dict[int, str]) -> str:
+    return _("Fracture window for %(targets)s.") % {
+        "targets": ", ".join(artefact_name(t) for t in ev["targets"])
+    }
+
+
+def _crown_announced(ev: dict[str, Any], names: dict[int, str]) -> str:
+    return _("%(who)s uses the %(crown)s.") % {"who": _who(ev, names), "crown": artefact_name(ev["crown"])}
+
+
+def _crown_negated(ev: dict[str, Any], names: dict[int, str]) -> str:
+    return _("The crown is fractured and has no effect.")
+
+
+def _artefact_applied(ev: dict[str, Any], names: dict[int, str]) -> str:
+    return _("%(art)s applies.") % {"art": artefact_name(ev["artefact"])}
+
+
+def _conflict_chosen(ev: dict[str, Any], names: dict[int, str]) -> str:
+    if ev.get("card"):
+        return _("You place your conflict card face down.")
+    return _("%(who)s places a conflict card face down.") % {"who": _who(ev, names)}
+
+
+def _conflict_revealed(ev: dict[str, Any], names: dict[int, str]) -> str:
+    return _("Conflict cards revealed: %(a)s against %(d)s (scores %(sa)s–%(sd)s).") % {
+        "a": ev["values"][0],
+        "d": ev["values"][1],
+        "sa": ev["scores"][0],
+        "sd": ev["scores"][1],
+    }
+
+
+def _support_played(ev: dict[str, Any], names: dict[int, str]) -> str:
+    return _("%(who)s plays support %(values)s.") % {
+        "who": _who(ev, names),
+        "values": " ".join(f"+{v}" for v in ev["values"]),
+    }
+
+
+def _support_passed(ev: dict[str, Any], names: dict[int, str]) -> str:
+    return _("%(who)s passes.") % {"who": _who(ev, names)}
+
+
+def _battle_result(ev: dict[str, Any], names: dict[int, str]) -> str:
+    return _("%(who)s wins the battle by %(m)s (%(a)s–%(d)s).") % {
+        "who": _who(ev, names, "winner"),
+        "m": ev["margin"],
+        "a": ev["scores"][0],
+        "d": ev["scores"][1],
+    }
+
+
+def _knights_lost(ev: dict[str, Any], names: dict[int, str]) -> str:
+    if not ev["knights"]:
+        return ""
+    return ngettext(
+        "%(who)s loses %(n)s knight (%(why)s).", "%(who)s loses %(n)s knights (%(why)s).", ev["knights"]
+    ) % {"who": _who(ev, names), "n": ev["knights"], "why": _why(ev["reason"])}
+
+
+def _retreat(ev: dict[str, Any], names: dict[int, str]) -> str:
+    return ngettext(
+        "%(who)s retreats %(n)s knight to their castle.",
+        "%(who)s retreats %(n)s knights to their castle.",
+        ev["knights"],
+    ) % {"who": _who(ev, names), "n": ev["knights"]}
+
+
+def _mayhem(ev: dict[str, Any], names: dict[int, str]) -> str:
+    return ngettext(
+        "Mayhem: %(who)s loses %(n)s knight.", "Mayhem: %(who)s loses %(n)s knights.", ev["lost"]
+    ) % {"who": _who(ev, names), "n": ev["lost"]}
+
+
+def _mayhem_flip(ev: dict[str, Any], names: dict[int, str]) -> str:
+    return _("Mayhem flips the result: %(who)s wins.") % {"who": _who(ev, names, "winner")}
+
+
+def _cut_throat(ev: dict[str, Any], names: dict[int, str]) -> str:
+    return _("Cut-throat: %(who)s loses %(pos)s (no line of supply).") % {
+        "who": _who(ev, names),
+        "pos": ev["pos"],
+    }
+
+
+def _game_over(ev: dict[str, Any], names: dict[int, str]) -> str:
+    winners = [names.get(s, "?") for s in ev["winners"]]
+    return ngettext("Game over. Winner: %(w)s.", "Game over. Winners: %(w)s.", len(winners)) % {
+        "w": ", ".join(winners)
+    }
+
+
+def _castle_conquered(ev: dict[str, Any], names: dict[int, str]) -> str:
+    return _("%(who)s conquers the castle of %(o)s!") % {
+        "who": _who(ev, names),
+        "o": _who(ev, names, "owner"),
+    }
+
+
+def _first_player(ev: dict[str, Any], names: dict[int, str]) -> str:
+    return _("%(who)s goes first.") % {"who": _who(ev, names)}
+
+
+def _card_returned(ev: dict[str, Any], names: dict[int, str]) -> str:
+    return _("%(who)s shuffles %(card)s back into their deck.") % {"who": _who(ev, names), "card": ev["name"]}
+
+
+def _fear_choice(ev: dict[str, Any], names: dict[int, str]) -> str:
+    if not ev.get("used"):
+        return ""
+    return ngettext(
+        "%(who)s fights as though they had %(n)s knight.",
+        "%(who)s fights as though they had %(n)s knights.",
+        ev["knights"],
+    ) % {"who": _who(ev, names), "n": ev["knights"]}
+
+
+#: Event type -> its sentence (a describer returns ``""`` when the event is not worth a line).
+_DESCRIBERS: dict[str, Callable[[dict[str, Any], dict[int, str]], str]] = {
+    "turn_started": _turn_started,
+    "knights_gained": _knights_gained,
+    "card_played": _card_played,
+    "draw": _draw,
+    "discard": _discard,
+    "reshuffle": _reshuffle,
+    "artefact_destroyed": _artefact_destroyed,
+    "artefact_restored": _artefact_restored,
+    "redistributed": _redistributed,
+    "advanced": _advanced,
+    "conquered": _conquered,
+    "battle_started": _battle_started,
+    "arena": _arena,
+    "window_opened": _window_opened,
+    "crown_announced": _crown_announced,
+    "crown_negated": _crown_negated,
+    "artefact_applied": _artefact_applied,
+    "conflict_chosen": _conflict_chosen,
+    "conflict_revealed": _conflict_revealed,
+    "support_played": _support_played,
+    "support_passed": _support_passed,
+    "battle_result": _battle_result,
+    "knights_lost": _knights_lost,
+    "retreat": _retreat,
+    "mayhem": _mayhem,
+    "mayhem_flip": _mayhem_flip,
+    "cut_throat": _cut_throat,
+    "game_over": _game_over,
+    "castle_conquered": _castle_conquered,
+    "first_player": _first_player,
+    "card_returned": _card_returned,
+    "fear_choice": _fear_choice,
+}

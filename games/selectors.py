@@ -18,6 +18,7 @@ from django.utils.translation import get_language
 
 from accounts.models import User
 from games import engine
+from games.actions_ui import DEADLINE_CLOSERS
 from games.log import describe
 from games.models import (
     RATING_POOLS,
@@ -308,27 +309,12 @@ def leaderboard(pool: str = "all", limit: int = 100) -> list[LeaderRow]:
     return out
 
 
-#: Action types that close a deadline (one per prompt: the turn ends with ``end_turn``; its advances and
-#: redistributions are steps of the same deadline). Reliability counts these.
-DEADLINE_CLOSERS = (
-    "end_turn",
-    "respond",
-    "choose_conflict",
-    "play_support",
-    "pass_support",
-    "discard_choice",
-    "insight_order",
-    "prosperity_choice",
-    "fear_choice",
-)
-
-
 @dataclass
 class PlayerProfile:
     """A player's public profile: ratings per pool, rating history (``(date, conservative)``), games
     played and won, current games the viewer may see, and reliability: ``decisions`` (deadlines met: a
-    :data:`DEADLINE_CLOSERS` action by the player) against ``missed`` (closed by a timeout, or by a bot
-    standing in while the player was absent)."""
+    :data:`games.actions_ui.DEADLINE_CLOSERS` action by the player) against ``missed`` (closed by a
+    timeout, or by a bot standing in while the player was absent)."""
 
     user: User
     ratings: list[Rating]

@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("games", "accounts", "mastery")
 
 #: Function-level project imports allowed, as (file, function): Django loads apps before ``ready`` runs.
-READY_IMPORTS = {("games/apps.py", "_sweep_forever")}
+READY_IMPORTS = {("games/apps.py", "_sweep_forever"), ("games/apps.py", "ready")}
 
 
 def _sources() -> list[Path]:

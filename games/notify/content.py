@@ -24,16 +24,20 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from accounts.models import User
+from games.actions_ui import EMAIL_LINKS, link_for_prompt, timeout_text
+from games.engine import PromptKind
 from games.log import artefact_name
 from games.models import Notification, Prompt
-from games.notify.links import LINK_ACTIONS, absolute_url, link_token, unsubscribe_token
-from games.selectors import game_get, game_view
+from games.notify.links import BACK, absolute_url, link_token, unsubscribe_token
+from games.selectors import GameView, game_get, game_view
 from games.services.outbox import DECISION_KINDS
+from games.services.projection import TURN_PROMPT_KINDS
 
 log = logging.getLogger(__name__)
 
 
 def user_zone(user: User) -> zoneinfo.ZoneInfo:
+    """The user's time zone (``User.time_zone``, an IANA name); UTC when it is unknown or invalid."""
     try:
         return zoneinfo.ZoneInfo(user.time_zone)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
@@ -78,72 +82,96 @@ def _place(view: dict[str, Any], pos: str) -> str:
 
 def content_for(n: Notification, user: User, now: datetime, prompt: Prompt | None) -> EmailContent:
     """Build the email content of one notification from the recipient's own view of the game (call inside
-    ``translation.override(user.language)``)."""
+    ``translation.override(user.language)``).
 
+    Args:
+        n: a notification about a game (``n.game_id`` is set).
+        user: its recipient (time zone for the deadline).
+        now: the current time (the deadline says how long is left).
+        prompt: the open prompt a decision notification is about (``None``: no deadline and no link).
+    """
     game = game_get(n.game_id) if n.game_id is not None else None
     assert game is not None
     gv = game_view(game, user)
-    view = gv.view or {}
-    names = gv.names
-    title = game.title
+    c = _body(n, gv, game.title)
     game_url = absolute_url(reverse("games:detail", args=[game.pk]) + "#decision")
-    kind = n.kind
+    c.links.insert(0, (_("Open the game"), game_url))
+    if n.kind in DECISION_KINDS and prompt is not None:
+        c.deadline = _when(user, prompt.deadline_at, now)
+        link = link_for_prompt(prompt.kind)
+        if link is not None:
+            c.links.append((str(link.label), _link_url(n, link.name)))
+    for entry in reversed(gv.log[:4]):
+        c.log.extend(entry["lines"])
+    c.log = c.log[-8:]
+    return c
+
+
+def _body(n: Notification, gv: GameView, title: str) -> EmailContent:
+    """Subject, headline and details of ``n`` by its kind, from the recipient's view ``gv``."""
+    view = gv.view or {}
     prompt_kind = str(n.data.get("prompt_kind", ""))
-    if kind == Notification.Kind.REMINDER:
+    if n.kind == Notification.Kind.REMINDER:
         c = EmailContent(
             _("Reminder: your move in “%(title)s”") % {"title": title},
             _("Time is running out for your decision in “%(title)s”.") % {"title": title},
         )
-        c.details += _decision_details(prompt_kind, view, names, gv.seat)
-    elif kind in DECISION_KINDS:
-        c = _decision(kind, prompt_kind, title, view, names, gv.seat)
-    elif kind == Notification.Kind.TIMEOUT:
-        c = EmailContent(
-            _("Deadline passed in “%(title)s”") % {"title": title},
-            _("Your deadline in “%(title)s” passed, so the game went on without you: %(what)s")
-            % {"title": title, "what": _timeout_text(n.data.get("action", {}))},
+        c.details += _decision_details(prompt_kind, view, gv.names, gv.seat)
+        return c
+    if n.kind in DECISION_KINDS:
+        return _decision(n.kind, prompt_kind, title, view, gv.names, gv.seat)
+    if n.kind == Notification.Kind.TIMEOUT:
+        return _timed_out(n, title)
+    if n.kind == Notification.Kind.STARTED:
+        return _started(gv, view, title)
+    if n.kind == Notification.Kind.FINISHED:
+        return _finished(gv, view, title)
+    return EmailContent(title, title)
+
+
+def _timed_out(n: Notification, title: str) -> EmailContent:
+    c = EmailContent(
+        _("Deadline passed in “%(title)s”") % {"title": title},
+        _("Your deadline in “%(title)s” passed, so the game went on without you: %(what)s")
+        % {"title": title, "what": timeout_text(n.data.get("action", {}))},
+    )
+    if n.data.get("absent"):
+        c.details.append(
+            _("You have missed three turns in a row: a bot plays your seat until you come back.")
         )
-        if n.data.get("absent"):
-            c.details.append(
-                _("You have missed three turns in a row: a bot plays your seat until you come back.")
-            )
-            c.links.append((_("I'm back — take my seat again"), _link_url(n, "back")))
-    elif kind == Notification.Kind.STARTED:
-        me = view["players"][gv.seat] if gv.seat is not None else None
-        first = int(view.get("active", 0))
-        count = len(view.get("players", []))
-        order = ", ".join(names.get((first + k) % count, "?") for k in range(count))
-        c = EmailContent(
-            _("“%(title)s” has started") % {"title": title},
-            _("“%(title)s” has started.") % {"title": title},
+        c.links.append((_("I'm back — take my seat again"), _link_url(n, BACK)))
+    return c
+
+
+def _started(gv: GameView, view: dict[str, Any], title: str) -> EmailContent:
+    names = gv.names
+    me = view["players"][gv.seat] if gv.seat is not None else None
+    first = int(view.get("active", 0))
+    count = len(view.get("players", []))
+    order = ", ".join(names.get((first + k) % count, "?") for k in range(count))
+    c = EmailContent(
+        _("“%(title)s” has started") % {"title": title},
+        _("“%(title)s” has started.") % {"title": title},
+    )
+    if me is not None:
+        c.details.append(_("You hold %(castle)s.") % {"castle": me["castle"]})
+    c.details.append(_("Turn order: %(order)s.") % {"order": order})
+    c.details.append(_("%(who)s goes first.") % {"who": names.get(view.get("active", 0), "?")})
+    return c
+
+
+def _finished(gv: GameView, view: dict[str, Any], title: str) -> EmailContent:
+    winners = ", ".join(gv.names.get(w, "?") for w in view.get("winners", []))
+    c = EmailContent(
+        _("“%(title)s” is over") % {"title": title},
+        _("“%(title)s” is over. Winner: %(winners)s.") % {"title": title, "winners": winners},
+    )
+    mine = next((s for s in gv.seats if s.number == gv.seat), None)
+    if mine is not None and mine.final_rank is not None:
+        c.details.append(
+            _("You finished in place %(rank)s with %(vp)s VP.")
+            % {"rank": mine.final_rank, "vp": mine.final_vp}
         )
-        if me is not None:
-            c.details.append(_("You hold %(castle)s.") % {"castle": me["castle"]})
-        c.details.append(_("Turn order: %(order)s.") % {"order": order})
-        c.details.append(_("%(who)s goes first.") % {"who": names.get(view.get("active", 0), "?")})
-    elif kind == Notification.Kind.FINISHED:
-        winners = ", ".join(names.get(w, "?") for w in view.get("winners", []))
-        c = EmailContent(
-            _("“%(title)s” is over") % {"title": title},
-            _("“%(title)s” is over. Winner: %(winners)s.") % {"title": title, "winners": winners},
-        )
-        mine = next((s for s in gv.seats if s.number == gv.seat), None)
-        if mine is not None and mine.final_rank is not None:
-            c.details.append(
-                _("You finished in place %(rank)s with %(vp)s VP.")
-                % {"rank": mine.final_rank, "vp": mine.final_vp}
-            )
-    else:
-        c = EmailContent(title, title)
-    c.links.insert(0, (_("Open the game"), game_url))
-    if kind in DECISION_KINDS and prompt is not None:
-        c.deadline = _when(user, prompt.deadline_at, now)
-        action = _link_action(prompt.kind)
-        if action is not None:
-            c.links.append((link_label(action), _link_url(n, action)))
-    for entry in reversed(gv.log[:4]):
-        c.log.extend(entry["lines"])
-    c.log = c.log[-8:]
     return c
 
 
@@ -175,7 +203,7 @@ def _decision_details(
     out: list[str] = []
     battle = view.get("battle")
     window = view.get("window")
-    if prompt_kind == "response" and window is not None:
+    if prompt_kind == PromptKind.RESPONSE and window is not None:
         arts = ", ".join(artefact_name(t) for t in window["targets"])
         out.append(
             _("%(who)s uses %(artefacts)s. Do you play Fracture on it? Answer on the game page, or pass.")
@@ -184,7 +212,7 @@ def _decision_details(
         # with the option fracture_prompts="holders" only the holders of Fracture are asked
         if view.get("options", {}).get("fracture_prompts") != "holders":
             out.append(_("Every seated player is asked, whatever their hand."))
-    elif battle is not None and prompt_kind in ("conflict", "support"):
+    elif battle is not None and prompt_kind in (PromptKind.CONFLICT, PromptKind.SUPPORT):
         att, dfd = battle["attacker"], battle["defender"]
         place = _place(view, battle["pos"])
         out.append(
@@ -200,11 +228,11 @@ def _decision_details(
                 "d": dfd["score"],
             }
         )
-        if prompt_kind == "conflict":
+        if prompt_kind == PromptKind.CONFLICT:
             out.append(_("Choose your conflict card face down."))
         else:
             out.append(_("Play support cards or pass."))
-    elif prompt_kind in ("turn", "manoeuvre", "vitality") and seat is not None and view.get("players"):
+    elif prompt_kind in TURN_PROMPT_KINDS and seat is not None and view.get("players"):
         me = view["players"][seat]
         leader = max(view["players"], key=lambda p: p["vp"])
         out.append(
@@ -217,43 +245,26 @@ def _decision_details(
             }
         )
     elif prompt_kind:
-        choices = {
-            "may_discard": _("You may discard one card of your hand."),
-            "insight_order": _("Put the cards you looked at back in the order you choose."),
-            "prosperity": _("Decide whether the card you looked at stays on top of the deck."),
-            "fear": _("Decide whether to use your Fear or Vigour now."),
+        choices: dict[str, str] = {
+            PromptKind.MAY_DISCARD: _("You may discard one card of your hand."),
+            PromptKind.INSIGHT_ORDER: _("Put the cards you looked at back in the order you choose."),
+            PromptKind.PROSPERITY: _("Decide whether the card you looked at stays on top of the deck."),
+            PromptKind.FEAR: _("Decide whether to use your Fear or Vigour now."),
         }
         out.append(str(choices.get(prompt_kind, _("The game waits for your choice."))))
     return out
 
 
-def _timeout_text(action: dict[str, Any]) -> str:
-    texts = {
-        "respond": _("you passed the response window."),
-        "choose_conflict": _("your lowest conflict card was placed."),
-        "pass_support": _("you passed your support move."),
-        "end_turn": _("your turn was ended."),
-        "decline_advance": _("your advance was skipped."),
-        "finish_redistribution": _("your redistribution was finished as it stood."),
-    }
-    return texts.get(str(action.get("type")), _("the default choice was made for you."))
-
-
-def _link_action(prompt_kind: str) -> str | None:
-    for name, (_payload, kinds) in LINK_ACTIONS.items():
-        if prompt_kind in kinds:
-            return name
-    return None
-
-
 def link_label(action: str) -> str:
-    """The button text of a link action (``LINK_ACTIONS`` or ``back``)."""
-    return {
-        "pass": _("Pass this response window"),
-        "end_turn": _("End my turn"),
-        "pass_support": _("Pass my support move"),
-        "back": _("I'm back — take my seat again"),
-    }[action]
+    """The button text of a signed link, by its name: an :attr:`games.actions_ui.EmailLink.name` or
+    :data:`games.notify.links.BACK`.
+
+    Raises:
+        KeyError: an unknown name.
+    """
+    if action == BACK:
+        return _("I'm back — take my seat again")
+    return str(EMAIL_LINKS[action].label)
 
 
 def _link_url(n: Notification, action: str) -> str:

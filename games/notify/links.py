@@ -5,7 +5,6 @@ Django's ``signing`` and salted per purpose."""
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from django.conf import settings
 from django.core import signing
@@ -14,6 +13,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from games import services
+from games.actions_ui import EMAIL_LINKS
 from games.models import Game, Notification
 
 log = logging.getLogger(__name__)
@@ -25,12 +25,9 @@ LINK_SALT = "mastery.email-link"
 UNSUBSCRIBE_SALT = "mastery.unsubscribe"
 
 
-#: Actions a signed email link may take: name -> (payload, prompt kinds it answers).
-LINK_ACTIONS: dict[str, tuple[dict[str, Any], frozenset[str]]] = {
-    "pass": ({"type": "respond", "fracture": []}, frozenset({"response"})),
-    "end_turn": ({"type": "end_turn"}, frozenset({"turn"})),
-    "pass_support": ({"type": "pass_support"}, frozenset({"support"})),
-}
+#: The name of the link that ends a seat's absence (not an action: :data:`games.actions_ui.EMAIL_LINKS`
+#: holds the links that answer a prompt).
+BACK = "back"
 
 
 class LinkError(Exception):
@@ -42,7 +39,8 @@ class LinkError(Exception):
 
 
 def link_token(notification: Notification, action: str) -> str:
-    """A signed, timestamped token naming one notification and one action (``LINK_ACTIONS`` or ``back``)."""
+    """A signed, timestamped token naming one notification and one action: an
+    :attr:`games.actions_ui.EmailLink.name` or :data:`BACK`."""
     return signing.dumps({"n": notification.pk, "a": action}, salt=LINK_SALT, compress=True)
 
 
@@ -62,7 +60,7 @@ def link_load(token: str) -> tuple[Notification, str]:
     if not isinstance(data, dict) or not isinstance(data.get("n"), int) or not isinstance(data.get("a"), str):
         raise LinkError("invalid")
     action = data["a"]
-    if action not in LINK_ACTIONS and action != "back":
+    if action not in EMAIL_LINKS and action != BACK:
         raise LinkError("invalid")
     n = Notification.objects.select_related("game", "recipient").filter(pk=data["n"]).first()
     if n is None or n.game is None:
@@ -94,6 +92,8 @@ def unsubscribe_load(token: str) -> tuple[User, str]:
 
 
 def absolute_url(path: str) -> str:
+    """The absolute URL of a site path (``"/games/3/"`` -> ``"https://example.org/games/3/"``), from
+    ``settings.SITE_URL``."""
     return settings.SITE_URL.rstrip("/") + path
 
 
@@ -118,10 +118,10 @@ def link_act(token: str) -> tuple[Game, str]:
         if n.link_used_at is not None:
             raise LinkError("used")
         assert n.game is not None
-        if action == "back":
+        if action == BACK:
             services.seat_return(game_id=n.game.pk, user=n.recipient)
         else:
-            payload = LINK_ACTIONS[action][0]
+            payload = dict(EMAIL_LINKS[action].payload)
             assert n.seat is not None
             services.prompt_answer(game_id=n.game.pk, seat=n.seat, key=n.prompt_key, payload=payload)
         n.link_used_at = timezone.now()

@@ -143,47 +143,60 @@ def digests_send(*, now: datetime | None = None) -> int:
     connection = get_connection()
     try:
         for user in User.objects.filter(pk__in=list(user_ids)):
-            local = now.astimezone(user_zone(user))
-            if local.time() < time(settings.DIGEST_HOUR):
-                continue
-            key = f"{user.pk}:-:digest:{local.date().isoformat()}"
-            with transaction.atomic():
-                if Notification.objects.filter(dedupe_key=key).exists():
-                    continue
-                items = list(
-                    Notification.objects.select_for_update(skip_locked=True, of=("self",))
-                    .filter(recipient=user, status=Notification.Status.DIGEST)
-                    .order_by("created_at", "pk")
-                )
-                keep: list[tuple[Notification, Prompt | None]] = []
-                for item in items:
-                    prompt = _open_prompt(item) if item.kind in DECISION_KINDS else None
-                    if user.notify_mode(Notification.Kind.DIGEST) == "off":
-                        _skip(item, "off")  # the digest's own List-Unsubscribe turned digests off
-                    elif item.kind in DECISION_KINDS and prompt is None:
-                        _skip(item, "decided")
-                    else:
-                        keep.append((item, prompt))
-                if not keep:
-                    continue
-                digest = Notification.objects.create(
-                    recipient=user,
-                    kind=Notification.Kind.DIGEST,
-                    dedupe_key=key,
-                    created_at=now,
-                    send_after=now,
-                    data={"items": len(keep)},
-                )
-                with translation.override(user.language), timezone.override(user_zone(user)):
-                    contents = [content_for(item, user, now, prompt) for item, prompt in keep]
-                connection.send_messages([build_email(digest, user, now, None, items=contents)])
-                Notification.objects.filter(pk__in=[item.pk for item, _prompt in keep]).update(
-                    status=Notification.Status.SENT, sent_at=now, digest=digest
-                )
-                digest.status = Notification.Status.SENT
-                digest.sent_at = now
-                digest.save(update_fields=["status", "sent_at"])
-                sent += 1
+            sent += _digest_send(user, now, connection)
     finally:
         connection.close()
     return sent
+
+
+def _digest_send(user: User, now: datetime, connection: BaseEmailBackend) -> bool:
+    """Send ``user``'s digest of today (their local day) if it is due and not yet sent; returns whether it
+    went out."""
+    local = now.astimezone(user_zone(user))
+    if local.time() < time(settings.DIGEST_HOUR):
+        return False
+    key = f"{user.pk}:-:digest:{local.date().isoformat()}"
+    with transaction.atomic():
+        if Notification.objects.filter(dedupe_key=key).exists():
+            return False
+        keep = _digest_items(user)
+        if not keep:
+            return False
+        digest = Notification.objects.create(
+            recipient=user,
+            kind=Notification.Kind.DIGEST,
+            dedupe_key=key,
+            created_at=now,
+            send_after=now,
+            data={"items": len(keep)},
+        )
+        with translation.override(user.language), timezone.override(user_zone(user)):
+            contents = [content_for(item, user, now, prompt) for item, prompt in keep]
+        connection.send_messages([build_email(digest, user, now, None, items=contents)])
+        Notification.objects.filter(pk__in=[item.pk for item, _prompt in keep]).update(
+            status=Notification.Status.SENT, sent_at=now, digest=digest
+        )
+        digest.status = Notification.Status.SENT
+        digest.sent_at = now
+        digest.save(update_fields=["status", "sent_at"])
+        return True
+
+
+def _digest_items(user: User) -> list[tuple[Notification, Prompt | None]]:
+    """Lock ``user``'s waiting digest items and keep those still worth sending, each with its open prompt;
+    the others are skipped (``off``: digests turned off; ``decided``: the decision was made)."""
+    items = list(
+        Notification.objects.select_for_update(skip_locked=True, of=("self",))
+        .filter(recipient=user, status=Notification.Status.DIGEST)
+        .order_by("created_at", "pk")
+    )
+    keep: list[tuple[Notification, Prompt | None]] = []
+    for item in items:
+        prompt = _open_prompt(item) if item.kind in DECISION_KINDS else None
+        if user.notify_mode(Notification.Kind.DIGEST) == "off":
+            _skip(item, "off")  # the digest's own List-Unsubscribe turned digests off
+        elif item.kind in DECISION_KINDS and prompt is None:
+            _skip(item, "decided")
+        else:
+            keep.append((item, prompt))
+    return keep

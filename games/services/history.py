@@ -65,23 +65,11 @@ def game_import(*, user: User, record: Any) -> Game:
         BadPayload (400): not a record, an unknown setup, an action that does not apply (the message names
         its index), too many actions, or a game that is not finished.
     """
-    if not isinstance(record, dict) or not isinstance(record.get("setup"), dict):
-        raise BadPayload("not a game record: it needs a setup and actions")
-    if "\\u0000" in json.dumps(record):
-        raise BadPayload("a record cannot contain NUL characters")
-    actions = record.get("actions")
-    if not isinstance(actions, list) or len(actions) > IMPORT_MAX_ACTIONS:
-        raise BadPayload(f"a record needs a list of at most {IMPORT_MAX_ACTIONS} actions")
-    try:
-        setup = engine.normalize_setup(record["setup"])
-        state = engine.new_game(setup)
-    except (engine.ContentError, KeyError, TypeError, ValueError) as exc:
-        raise BadPayload(f"the setup is not valid: {exc}") from exc
+    setup, state, actions = _import_start(record)
     raw_names = record.get("players")
     names: list[Any] = raw_names if isinstance(raw_names, list) else []
     raw_title = record.get("title")
     title = raw_title if isinstance(raw_title, str) else ""
-    sources = set(ActionRecord.Source.values)
     with transaction.atomic():
         game = Game.objects.create(
             title=(title.strip() or "Imported game")[:80],
@@ -103,22 +91,53 @@ def game_import(*, user: User, record: Any) -> Game:
             )
             for n in range(state.num_players)
         ]
-        records: list[ActionRecord] = []
-        snapshots: list[tuple[int, engine.GameState]] = []
-        for index, entry in enumerate(actions):
-            try:
-                if not isinstance(entry, dict) or type(entry.get("seat")) is not int:
-                    raise BadPayload("an action needs a seat")
-                action = engine.parse_action(entry.get("action"))
-                t = engine.apply(state, entry["seat"], action)
-            except (engine.IllegalAction, engine.InvalidActionPayload, BadPayload) as exc:
-                raise BadPayload(f"action {index} does not apply: {exc}", index=index) from exc
-            source = entry.get("source") if entry.get("source") in sources else ActionRecord.Source.WEB
-            records.append(record_for(game, index + 1, entry["seat"], str(source), action, t))
-            state = t.state
-            if snapshot_due(index + 1):
-                snapshots.append((index + 1, state))
-        if not state.winners:
-            raise BadPayload("only finished games can be imported (this record has no winner)")
-        move_store(game, Applied(state, records, snapshots), seats)
+        move_store(game, _import_replay(game, state, actions), seats)
     return game
+
+
+def _import_start(record: Any) -> tuple[dict[str, Any], engine.GameState, list[Any]]:
+    """Check a record's shape and set its game up: ``(normalized setup, initial state, actions)``.
+
+    Raises:
+        BadPayload: not a record, NUL characters, too many actions, or a setup the engine refuses.
+    """
+    if not isinstance(record, dict) or not isinstance(record.get("setup"), dict):
+        raise BadPayload("not a game record: it needs a setup and actions")
+    if "\\u0000" in json.dumps(record):
+        raise BadPayload("a record cannot contain NUL characters")
+    actions = record.get("actions")
+    if not isinstance(actions, list) or len(actions) > IMPORT_MAX_ACTIONS:
+        raise BadPayload(f"a record needs a list of at most {IMPORT_MAX_ACTIONS} actions")
+    try:
+        setup = engine.normalize_setup(record["setup"])
+        state = engine.new_game(setup)
+    except (engine.ContentError, KeyError, TypeError, ValueError) as exc:
+        raise BadPayload(f"the setup is not valid: {exc}") from exc
+    return setup, state, actions
+
+
+def _import_replay(game: Game, state: engine.GameState, actions: list[Any]) -> Applied:
+    """Apply a record's ``actions`` from ``state``: the records and snapshots to store for ``game``.
+
+    Raises:
+        BadPayload: an action that does not apply (``index`` names it), or a game without a winner.
+    """
+    sources = set(ActionRecord.Source.values)
+    records: list[ActionRecord] = []
+    snapshots: list[tuple[int, engine.GameState]] = []
+    for index, entry in enumerate(actions):
+        try:
+            if not isinstance(entry, dict) or type(entry.get("seat")) is not int:
+                raise BadPayload("an action needs a seat")
+            action = engine.parse_action(entry.get("action"))
+            t = engine.apply(state, entry["seat"], action)
+        except (engine.IllegalAction, engine.InvalidActionPayload, BadPayload) as exc:
+            raise BadPayload(f"action {index} does not apply: {exc}", index=index) from exc
+        source = entry.get("source") if entry.get("source") in sources else ActionRecord.Source.WEB
+        records.append(record_for(game, index + 1, entry["seat"], str(source), action, t))
+        state = t.state
+        if snapshot_due(index + 1):
+            snapshots.append((index + 1, state))
+    if not state.winners:
+        raise BadPayload("only finished games can be imported (this record has no winner)")
+    return Applied(state, records, snapshots)

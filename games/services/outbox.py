@@ -29,12 +29,12 @@ log = logging.getLogger(__name__)
 #: Engine prompt kind -> notification kind. Every turn-level step shares one key per turn (one email per
 #: turn); the remaining kinds (``may_discard``, ``insight_order``, ``prosperity``, ``fear``) are "choice".
 PROMPT_NOTIFICATION: dict[str, str] = {
-    "turn": Notification.Kind.TURN,
-    "manoeuvre": Notification.Kind.TURN,
-    "vitality": Notification.Kind.TURN,
-    "conflict": Notification.Kind.CONFLICT,
-    "support": Notification.Kind.SUPPORT,
-    "response": Notification.Kind.RESPONSE,
+    engine.PromptKind.TURN: Notification.Kind.TURN,
+    engine.PromptKind.MANOEUVRE: Notification.Kind.TURN,
+    engine.PromptKind.VITALITY: Notification.Kind.TURN,
+    engine.PromptKind.CONFLICT: Notification.Kind.CONFLICT,
+    engine.PromptKind.SUPPORT: Notification.Kind.SUPPORT,
+    engine.PromptKind.RESPONSE: Notification.Kind.RESPONSE,
 }
 
 #: Kinds that ask the recipient to decide something; they are dropped unsent once the decision is made.

@@ -26,7 +26,7 @@ from games.store import move_save
 
 #: Prompt kinds that several seats answer at the same time; only these may be answered with a stale
 #: ``expected_seq`` plus their still-open prompt key.
-PARALLEL_KINDS = frozenset({"response", "conflict"})
+PARALLEL_KINDS = frozenset({engine.PromptKind.RESPONSE, engine.PromptKind.CONFLICT})
 
 
 #: At most this many bot actions are applied after one human action (a runaway guard; a full bot game is
@@ -96,7 +96,7 @@ def bots_run(
                 action = bot_action(state, prompt.seat, game.pk, seq)
                 chosen = (prompt.seat, action, ActionRecord.Source.BOT)
                 break
-            if prompt.kind == "response" and seats is not None and prompt.key not in declined:
+            if prompt.kind == engine.PromptKind.RESPONSE and seats is not None and prompt.key not in declined:
                 if orders is None:
                     orders = _standing_orders(game, seats)
                 answer = standing_answer(state, prompt.seat, orders.get(prompt.seat, ()))
@@ -272,7 +272,7 @@ def prompt_expire(*, game_id: int, seat: int, key: str, now: datetime | None = N
             record_for(game, game.seq + 1, seat, ActionRecord.Source.TIMEOUT, prompt.timeout_action, t)
         ]
         mine = next((s for s in seats if s.number == seat), None)
-        if prompt.kind == "turn" and mine is not None and not mine.is_bot:
+        if prompt.kind == engine.PromptKind.TURN and mine is not None and not mine.is_bot:
             # the turn itself was missed (its optional steps do not count)
             mine.missed_deadlines += 1
             mine.save(update_fields=["missed_deadlines"])

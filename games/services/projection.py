@@ -28,6 +28,13 @@ _PROMPT_FIELDS = [
 ]
 
 
+#: The prompt kinds of the active player's own turn. Every turn-level prompt of one turn shares one key
+#: (``engine.pending``), so the turn runs on one clock, paused while a window, battle or choice interrupts it.
+TURN_PROMPT_KINDS = frozenset(
+    {engine.PromptKind.TURN, engine.PromptKind.MANOEUVRE, engine.PromptKind.VITALITY}
+)
+
+
 def vacation_apply(*, user: User) -> int:
     """Recompute the deadlines of the user's open prompts after their away period changed: each clock
     pauses for the part of the away period inside it, in games that allow vacations (issue 4).
@@ -64,22 +71,30 @@ def prompts_sync(
     prompts still open. Prompt rows are only ever written here, under the game's row lock, from the
     state they describe, so the rows that exist are exactly ``pending(previous)``: no need to read them.
 
+    Args:
+        game: the locked game row; its ``turn_key`` and ``turn_remaining`` (seconds) are updated in memory
+            when a turn's clock pauses or resumes (the caller saves the row).
+        state: the state after the write.
+        now: the time of the write (aware datetime).
+        previous: the state before the write (``None`` for a new game).
+        seats: the game's seats (deadlines depend on their away periods).
+
     Returns:
         The prompts this write opened (for notifications).
     """
     wanted = {(p.seat, p.key): p for p in engine.pending(state)}
     existing = {} if previous is None else {(p.seat, p.key): p for p in engine.pending(previous)}
     stale = [k for k in existing if k not in wanted]
-    current_turn = f"t{state.turn}:turn:{state.active}"
-    if (state.active, current_turn) in stale and not state.winners:
+    interrupted = _interrupted_turn(state, previous, existing, stale)
+    if interrupted is not None:
         # The turn is interrupted (a response window, battle or choice): pause its clock.
         left = (
-            Prompt.objects.filter(game=game, seat=state.active, key=current_turn)
+            Prompt.objects.filter(game=game, seat=interrupted.seat, key=interrupted.key)
             .values_list("deadline_at", flat=True)
             .first()
         )
         if left is not None:
-            game.turn_key, game.turn_remaining = current_turn, max(0.0, (left - now).total_seconds())
+            game.turn_key, game.turn_remaining = interrupted.key, max(0.0, (left - now).total_seconds())
     # A turn keeps its key (and its clock) while its step changes: update kind and timeout in place.
     for k, old in existing.items():
         p = wanted.get(k)
@@ -87,38 +102,62 @@ def prompts_sync(
             Prompt.objects.filter(game=game, seat=p.seat, key=p.key).update(
                 kind=p.kind, deadline_class=p.deadline, timeout_action=p.timeout_action.to_dict()
             )
-    by_number = {s.number: s for s in seats}
     opened = [p for k, p in wanted.items() if k not in existing]
-    new = []
-    for p in opened:
-        deadline = deadline_for(game, by_number.get(p.seat), p.deadline, now)
-        if p.key.startswith("t") and ":turn:" in p.key:
-            if p.key == game.turn_key and game.turn_remaining is not None:
-                deadline = now + timedelta(seconds=game.turn_remaining)  # the turn resumes: its clock too
-            game.turn_key, game.turn_remaining = p.key, None
-        # A resumed turn counts as opened earlier by the time it had used, so opened + clock = deadline.
-        opened_at = min(now, deadline - clock(game, p.deadline))
-        new.append(
-            Prompt(
-                game=game,
-                seat=p.seat,
-                kind=p.kind,
-                key=p.key,
-                deadline_class=p.deadline,
-                timeout_action=p.timeout_action.to_dict(),
-                opened_at=opened_at,
-                deadline_at=deadline,
-                remind_at=remind_at(opened_at, deadline),
-            )
-        )
-    # The common write hands one prompt over to the next (one turn to the next): the closed prompt's row is
-    # reused (one UPDATE). Otherwise the closed rows go in one DELETE and the opened in one INSERT, so the
-    # statements per write stay the same whatever the number of players.
+    by_number = {s.number: s for s in seats}
+    _rows_replace(game, stale, [_prompt_row(game, p, by_number.get(p.seat), now) for p in opened])
+    return opened
+
+
+def _interrupted_turn(
+    state: engine.GameState,
+    previous: engine.GameState | None,
+    existing: dict[tuple[int, str], engine.Prompt],
+    stale: list[tuple[int, str]],
+) -> engine.Prompt | None:
+    """The previous state's turn prompt when this write closed it but the turn goes on (same turn, same
+    active seat, no winner): a response window, battle or choice interrupts it. ``None`` otherwise."""
+    if previous is None or state.winners or (previous.turn, previous.active) != (state.turn, state.active):
+        return None
+    turn = next((p for p in existing.values() if p.kind in TURN_PROMPT_KINDS), None)
+    if turn is None or (turn.seat, turn.key) not in stale:
+        return None
+    return turn
+
+
+def _prompt_row(game: Game, p: engine.Prompt, seat: Seat | None, now: Any) -> Prompt:
+    """The (unsaved) row of a prompt opened ``now``; a turn prompt resumes its paused clock."""
+    deadline = deadline_for(game, seat, p.deadline, now)
+    if p.kind in TURN_PROMPT_KINDS:
+        if p.key == game.turn_key and game.turn_remaining is not None:
+            deadline = now + timedelta(seconds=game.turn_remaining)  # the turn resumes: its clock too
+        game.turn_key, game.turn_remaining = p.key, None
+    # A resumed turn counts as opened earlier by the time it had used, so opened + clock = deadline.
+    opened_at = min(now, deadline - clock(game, p.deadline))
+    return Prompt(
+        game=game,
+        seat=p.seat,
+        kind=p.kind,
+        key=p.key,
+        deadline_class=p.deadline,
+        timeout_action=p.timeout_action.to_dict(),
+        opened_at=opened_at,
+        deadline_at=deadline,
+        remind_at=remind_at(opened_at, deadline),
+    )
+
+
+def _rows_replace(game: Game, stale: list[tuple[int, str]], new: list[Prompt]) -> None:
+    """Delete the rows of the ``stale`` (seat, key) prompts and insert ``new``.
+
+    The common write hands one prompt over to the next (one turn to the next): the closed prompt's row is
+    reused (one UPDATE). Otherwise the closed rows go in one DELETE and the opened in one INSERT, so the
+    statements per write stay the same whatever the number of players.
+    """
     if len(stale) == len(new) == 1:
         (seat, key), row = stale[0], new[0]
         fields = {name: getattr(row, name) for name in _PROMPT_FIELDS}
         Prompt.objects.filter(game=game, seat=seat, key=key).update(**fields)
-        return opened
+        return
     if stale:
         gone = Q()
         for seat, key in stale:
@@ -126,4 +165,3 @@ def prompts_sync(
         Prompt.objects.filter(gone, game=game).delete()
     if new:
         Prompt.objects.bulk_create(new)
-    return opened

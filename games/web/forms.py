@@ -4,6 +4,7 @@ payload (``docs/game-record.md``)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -13,6 +14,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, gettext_noop
 
 from games import engine
+from games.actions_ui import FormShape, action_kind
 from games.messages import content_message
 from games.models import TIME_CONTROLS, StandingOrder
 
@@ -150,10 +152,6 @@ class PayloadError(ValueError):
     """A posted decision form that cannot become an action payload (answered with 400)."""
 
 
-#: Form fields that post the value of an engine action field unchanged.
-_STRING_FIELDS = {"fracture": ("target",), "choose_conflict": ("card",)}
-_LIST_FIELDS = {"play_support": "cards", "insight_order": "order"}
-_BOOL_FIELDS = {"prosperity_choice": "discard", "fear_choice": "use"}
 _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off"}
 
@@ -165,15 +163,100 @@ def _int(value: str | None, field: str) -> int:
         raise PayloadError(_("%(field)s must be a whole number.") % {"field": field}) from exc
 
 
+def _text(post: QueryDict, name: str) -> str:
+    return (post.get(name) or "").strip()
+
+
+def _parse_plain(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
+    return {}
+
+
+def _parse_text(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
+    return {name: _text(post, name) for name in fields}
+
+
+def _parse_list(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
+    (name,) = fields
+    return {name: [v.strip() for v in post.getlist(name) if v.strip()]}
+
+
+def _parse_bool(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
+    (name,) = fields
+    raw = _text(post, name).lower()
+    if raw not in _TRUE | _FALSE:
+        raise PayloadError(_("%(field)s must be yes or no.") % {"field": name})
+    return {name: raw in _TRUE}
+
+
+def _parse_move(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
+    return {"to": _text(post, "to"), "knights": _int(post.get("knights"), "knights")}
+
+
+def _parse_moves(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
+    sources, dests, counts = post.getlist("from"), post.getlist("to"), post.getlist("knights")
+    if not (len(sources) == len(dests) == len(counts)) or not sources:
+        raise PayloadError(_("Each move needs a from, a to and a number of knights."))
+    moves = []
+    for src, dst, n in zip(sources, dests, counts, strict=True):
+        if not src.strip() and not dst.strip() and not n.strip():
+            continue  # an unused row of the form
+        moves.append({"from": src.strip(), "to": dst.strip(), "knights": _int(n, "knights")})
+    return {"moves": moves}
+
+
+def _parse_ranked(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
+    ranked: list[str] = []
+    for value in post.getlist("fracture"):
+        if value.strip() and value.strip() not in ranked:
+            ranked.append(value.strip())
+    return {"fracture": ranked}
+
+
+def _parse_optional_text(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
+    return {"card": _text(post, "card") or None}
+
+
+def _parse_crown(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
+    payload: dict[str, Any] = {}
+    combined = _text(post, "corruption")
+    if combined:
+        player, _sep, artefact = combined.partition(":")
+        payload["player"] = _int(player, "player")
+        payload["artefact"] = artefact
+    else:
+        if post.get("player"):
+            payload["player"] = _int(post.get("player"), "player")
+        if post.get("artefact"):
+            payload["artefact"] = str(post.get("artefact")).strip()
+    if post.get("card"):
+        payload["card"] = str(post.get("card")).strip()
+    return payload
+
+
+#: One parser per form shape: ``(posted form, the action's field names) -> action fields``.
+_PARSERS: dict[FormShape, Callable[[QueryDict, tuple[str, ...]], dict[str, Any]]] = {
+    FormShape.PLAIN: _parse_plain,
+    FormShape.TEXT: _parse_text,
+    FormShape.LIST: _parse_list,
+    FormShape.BOOL: _parse_bool,
+    FormShape.MOVE: _parse_move,
+    FormShape.MOVES: _parse_moves,
+    FormShape.RANKED: _parse_ranked,
+    FormShape.OPTIONAL_TEXT: _parse_optional_text,
+    FormShape.CROWN: _parse_crown,
+}
+
+
 def action_payload(post: QueryDict) -> tuple[dict[str, Any], int, str | None]:
     """Build ``(payload, expected_seq, prompt_key)`` from a posted decision form.
 
-    Fields: ``type``; ``to`` + ``knights`` (advance); ``target`` (fracture); ``card`` (conflict card,
-    may-discard — empty means keep — and Crown of Order); ``cards`` (support, repeated); ``player``,
-    ``artefact`` or ``corruption`` = ``"<player>:<artefact>"`` (crowns); ``order`` (Insight, repeated, top
-    first); ``discard`` / ``use`` (true/false); ``fracture`` (respond, repeated in rank order, blanks
-    ignored); ``from`` + ``to`` + ``knights`` repeated (redistribute); hidden ``expected_seq`` and
-    ``prompt_key``.
+    Fields: ``type`` and the fields of its :class:`games.actions_ui.ActionKind` (``shape`` says how they
+    parse): ``to`` + ``knights`` (advance); ``target`` (fracture); ``card`` (conflict card, may-discard —
+    empty means keep — and Crown of Order); ``cards`` (support, repeated); ``player``, ``artefact`` or
+    ``corruption`` = ``"<player>:<artefact>"`` (crowns); ``order`` (Insight, repeated, top first);
+    ``discard`` / ``use`` (true/false); ``fracture`` (respond, repeated in rank order, blanks ignored);
+    ``from`` + ``to`` + ``knights`` repeated (redistribute); hidden ``expected_seq`` and ``prompt_key``
+    (at most 80 characters; ``None`` when empty). An unknown type gives ``{"type": type}`` alone.
 
     Raises:
         PayloadError: a missing type or ``expected_seq``, or a number/boolean that does not parse. Whether
@@ -190,52 +273,9 @@ def action_payload(post: QueryDict) -> tuple[dict[str, Any], int, str | None]:
     expected_seq = _int(seq_raw, "expected_seq")
     prompt_key = (post.get("prompt_key") or "").strip()[:80] or None
     payload: dict[str, Any] = {"type": kind}
-    if kind in _STRING_FIELDS:
-        for name in _STRING_FIELDS[kind]:
-            payload[name] = (post.get(name) or "").strip()
-    elif kind in _LIST_FIELDS:
-        payload[_LIST_FIELDS[kind]] = [v.strip() for v in post.getlist(_LIST_FIELDS[kind]) if v.strip()]
-    elif kind in _BOOL_FIELDS:
-        name = _BOOL_FIELDS[kind]
-        raw = (post.get(name) or "").strip().lower()
-        if raw not in _TRUE | _FALSE:
-            raise PayloadError(_("%(field)s must be yes or no.") % {"field": name})
-        payload[name] = raw in _TRUE
-    elif kind == "advance":
-        payload["to"] = (post.get("to") or "").strip()
-        payload["knights"] = _int(post.get("knights"), "knights")
-    elif kind == "redistribute":
-        sources, dests, counts = post.getlist("from"), post.getlist("to"), post.getlist("knights")
-        if not (len(sources) == len(dests) == len(counts)) or not sources:
-            raise PayloadError(_("Each move needs a from, a to and a number of knights."))
-        moves = []
-        for src, dst, n in zip(sources, dests, counts, strict=True):
-            if not src.strip() and not dst.strip() and not n.strip():
-                continue  # an unused row of the form
-            moves.append({"from": src.strip(), "to": dst.strip(), "knights": _int(n, "knights")})
-        payload["moves"] = moves
-    elif kind == "respond":
-        ranked: list[str] = []
-        for value in post.getlist("fracture"):
-            if value.strip() and value.strip() not in ranked:
-                ranked.append(value.strip())
-        payload["fracture"] = ranked
-    elif kind == "discard_choice":
-        card = (post.get("card") or "").strip()
-        payload["card"] = card or None
-    elif kind == "use_crown":
-        combined = (post.get("corruption") or "").strip()
-        if combined:
-            player, _sep, artefact = combined.partition(":")
-            payload["player"] = _int(player, "player")
-            payload["artefact"] = artefact
-        else:
-            if post.get("player"):
-                payload["player"] = _int(post.get("player"), "player")
-            if post.get("artefact"):
-                payload["artefact"] = str(post.get("artefact")).strip()
-        if post.get("card"):
-            payload["card"] = str(post.get("card")).strip()
+    action = action_kind(kind)
+    if action is not None:
+        payload.update(_PARSERS[action.shape](post, action.fields))
     return payload, expected_seq, prompt_key
 
 

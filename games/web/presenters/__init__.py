@@ -1,0 +1,164 @@
+"""Page models for the game templates: turn a :class:`games.selectors.GameView` into plain dicts that the
+partials render (map geometry, seat colours and patterns, the decision forms grouped by action type).
+
+Everything here reads only ``GameView`` (the engine's per-viewer ``view_for`` dict, the viewer's legal
+actions and prompts, redacted log lines) and the public content set (tile and artefact texts). Nothing reads
+``Game.state``, so nothing here can show another seat's hand, a deck order or a face-down card.
+
+One module per part: :mod:`.common` (seat styles, card labels), :mod:`.board` (the map), :mod:`.panels`
+(players, status, result), :mod:`.decision` (the decision forms) and :mod:`.charts` (rating chart). This
+package's :class:`PageModel` puts them together for the game page.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from functools import cached_property
+from typing import Any
+
+from django.utils.translation import get_language
+
+from games.engine import ActionType
+from games.log import artefact_name, place_name
+from games.models import Game
+from games.selectors import GameView
+from games.web.presenters.board import HEX_SIZE, board_model
+from games.web.presenters.charts import rating_chart
+from games.web.presenters.common import (
+    SEAT_COLOURS,
+    SEAT_PATTERNS,
+    actions_by_type,
+    card_label,
+    content_texts,
+    seat_style,
+)
+from games.web.presenters.decision import PROMPT_HEADLINES, decision_model
+from games.web.presenters.panels import (
+    BATTLE_STEPS,
+    MOD_LABELS,
+    TURN_STEPS,
+    players_model,
+    result_model,
+    status_model,
+)
+
+__all__ = [
+    "BATTLE_STEPS",
+    "HEX_SIZE",
+    "MOD_LABELS",
+    "PROMPT_HEADLINES",
+    "SEAT_COLOURS",
+    "SEAT_PATTERNS",
+    "TURN_STEPS",
+    "PageModel",
+    "board_model",
+    "card_label",
+    "decision_model",
+    "page_model",
+    "players_model",
+    "rating_chart",
+    "result_model",
+    "seat_style",
+    "status_model",
+]
+
+
+def _localize_names(view: dict[str, Any]) -> None:
+    """Give tiles and artefacts of a freshly built view their names in the active language (the content's
+    ``name_ko`` in Korean; the other languages keep the printed English names, content.md §5), so the map,
+    the panels and the log (``games.log``) name things alike."""
+    if not (get_language() or "").startswith("ko"):
+        return
+    for tile in view["map"]:
+        if "name" in tile and tile.get("kind") == "territory":
+            tile["name"] = place_name(str(tile["name"]))
+    for player in view["players"]:
+        for art in player["artefacts"]:
+            art["name"] = artefact_name(str(art["id"]))
+
+
+class PageModel:
+    """Everything the game page and its partials show, each part built on first use (``page.board`` in a
+    template) and then kept (``functools.cached_property``). The panels are cached per position
+    (``{% cache %}``), so a panel whose cached HTML is used never builds its part. An exception raised
+    while building a part propagates to the request (a 500 in production, a failing test), instead of being
+    read by the template engine as a missing variable.
+
+    Args:
+        gv: the viewer's :class:`~games.selectors.GameView` of a started game (``gv.view`` is not ``None``).
+        now: the current time (deadlines are shown relative to it).
+    """
+
+    def __init__(self, gv: GameView, now: datetime) -> None:
+        assert gv.view is not None, "the page model needs a started game's view"
+        _localize_names(gv.view)
+        self.gv = gv
+        self.now = now
+        self.view: dict[str, Any] = gv.view
+        #: Seat number -> public name.
+        self.names = gv.names
+        #: The viewer's own player entry of the view (``None`` for a spectator).
+        self.me: dict[str, Any] | None = self.view["players"][gv.seat] if gv.seat is not None else None
+        self.my_style = seat_style(self.view, gv.seat) if gv.seat is not None else None
+        active = self.view.get("active")
+        self.active_name = self.names.get(int(active), "?") if active is not None else ""
+        self.finished = gv.game.status == Game.Status.FINISHED
+
+    @cached_property
+    def texts(self) -> tuple[dict[str, str], dict[str, str]]:
+        """(territory texts, artefact texts) of the game's content set, in the active language."""
+        return content_texts(self.gv.game)
+
+    @cached_property
+    def board(self) -> dict[str, Any]:
+        """The map (:func:`board_model`, looked up in this package when first used, so a test may replace
+        ``games.web.presenters.board_model``)."""
+        return board_model(self.gv, self.names, self.texts[0])
+
+    @cached_property
+    def board_choosing(self) -> bool:
+        """Whether the viewer picks a territory on the map now (an advance or a redistribution)."""
+        groups = actions_by_type(self.gv.legal)
+        return bool(
+            groups.get(ActionType.ADVANCE) or any(a["moves"] for a in groups.get(ActionType.REDISTRIBUTE, []))
+        )
+
+    @cached_property
+    def players(self) -> list[dict[str, Any]]:
+        """The players panel (:func:`players_model`)."""
+        return players_model(self.gv, self.names, self.texts[1])
+
+    @cached_property
+    def my_team(self) -> Any:
+        """The viewer's Allegiance team entry, or ``None`` (R105)."""
+        return next((p.get("team_info") for p in self.players if p["is_me"]), None)
+
+    @cached_property
+    def hand(self) -> list[dict[str, Any]]:
+        """The viewer's hand, each card with its label."""
+        return [c | {"label": card_label(c)} for c in (self.me or {}).get("hand", [])]
+
+    @cached_property
+    def status(self) -> dict[str, Any]:
+        """The status panel (:func:`status_model`)."""
+        return status_model(self.gv, self.names)
+
+    @cached_property
+    def decision(self) -> dict[str, Any]:
+        """The decision panel (:func:`decision_model`)."""
+        return decision_model(self.gv, self.names, self.now)
+
+    @cached_property
+    def log(self) -> list[dict[str, Any]]:
+        """The log entries that have lines to show, newest first."""
+        return [entry for entry in self.gv.log if entry["lines"]]
+
+    @cached_property
+    def result(self) -> dict[str, Any] | None:
+        """The result panel of a finished game (:func:`result_model`)."""
+        return result_model(self.gv)
+
+
+def page_model(gv: GameView, now: datetime) -> PageModel:
+    """The :class:`PageModel` of the game page for ``gv`` at ``now``."""
+    return PageModel(gv, now)

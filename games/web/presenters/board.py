@@ -1,0 +1,190 @@
+"""The map of the game page (:func:`board_model`): per position its hex geometry, label, owner style,
+supply, dispute and whether the viewer may pick it now."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from games.engine import ActionType
+from games.selectors import GameView
+from games.web.presenters.common import actions_by_type, seat_style
+
+#: Hex circumradius in SVG units (pointy-top axial layout: x = √3·(q + r/2), y = 1.5·r).
+HEX_SIZE = 46
+
+#: A territory's knight capacity unless its tile says otherwise (only other capacities are shown).
+DEFAULT_CAPACITY = 6
+
+
+def _hex_points(x: float, y: float, size: float) -> str:
+    pts = []
+    for i in range(6):
+        angle = math.radians(60 * i - 30)
+        pts.append(f"{x + size * math.cos(angle):.1f},{y + size * math.sin(angle):.1f}")
+    return " ".join(pts)
+
+
+def _centre(pos: dict[str, Any]) -> tuple[float, float]:
+    """The SVG centre of a map position from its axial ``q``, ``r``."""
+    q, r = int(pos["q"]), int(pos["r"])
+    return HEX_SIZE * math.sqrt(3) * (q + r / 2), HEX_SIZE * 1.5 * r
+
+
+def _viewbox(centres: list[tuple[float, float]]) -> str:
+    """The SVG ``viewBox`` around every hex (``"0 0 100 100"``-like when the map is empty)."""
+    xs = [x for x, _y in centres]
+    ys = [y for _x, y in centres]
+    pad = HEX_SIZE + 4
+    width = (max(xs) - min(xs)) + 2 * pad if xs else 100
+    height = (max(ys) - min(ys)) + 2 * pad if ys else 100
+    return f"{(min(xs) if xs else 0) - pad:.1f} {(min(ys) if ys else 0) - pad:.1f} {width:.1f} {height:.1f}"
+
+
+def _redistribution_locations(groups: dict[str, list[dict[str, Any]]]) -> set[str]:
+    """Every location (``"castle"`` or a position id) a legal redistribution moves knights from or to."""
+    redis: set[str] = set()
+    for a in groups.get(ActionType.REDISTRIBUTE, []):
+        for m in a["moves"]:
+            redis.update((str(m["from"]), str(m["to"])))
+    return redis
+
+
+def board_model(gv: GameView, names: dict[int, str], tile_texts: dict[str, str]) -> dict[str, Any]:
+    """The SVG map: per position its geometry, labels, owner style, supply, dispute and whether the viewer
+    may pick it now (advance target or redistribution location).
+
+    Args:
+        gv: the viewer's view of a started game.
+        names: seat number -> public name.
+        tile_texts: territory type id -> its rule text.
+
+    Returns:
+        ``{"tiles": [tile dict per position], "viewbox": str, "seats": [seat_style per seat],
+        "choosing": bool}`` (coordinates in SVG units).
+    """
+    view = gv.view
+    assert view is not None
+    groups = actions_by_type(gv.legal)
+    targets = {str(a["to"]) for a in groups.get(ActionType.ADVANCE, [])}
+    picks = _Picks(targets, _redistribution_locations(groups))
+    tiles = [_tile(gv, pos, names, tile_texts, picks) for pos in view["map"]]
+    return {
+        "tiles": tiles,
+        "viewbox": _viewbox([_centre(pos) for pos in view["map"]]),
+        "seats": [seat_style(view, p["seat"]) for p in view["players"]],
+        "choosing": bool(picks.targets or picks.redistribution),
+    }
+
+
+class _Picks:
+    """Where the viewer may click now: advance ``targets`` and ``redistribution`` locations."""
+
+    def __init__(self, targets: set[str], redistribution: set[str]) -> None:
+        self.targets = targets
+        self.redistribution = redistribution
+
+
+def _tile(
+    gv: GameView, pos: dict[str, Any], names: dict[int, str], tile_texts: dict[str, str], picks: _Picks
+) -> dict[str, Any]:
+    """The map entry of one position (a lake, a castle or a territory)."""
+    view = gv.view
+    assert view is not None
+    x, y = _centre(pos)
+    tile: dict[str, Any] = {
+        "id": pos["id"],
+        "kind": pos["kind"],
+        "x": round(x, 1),
+        "y": round(y, 1),
+        "points": _hex_points(x, y, HEX_SIZE - 1.5),
+        "inner": _hex_points(x, y, HEX_SIZE - 6),
+        "target": pos["id"] in picks.targets,
+        "pickable": False,
+        "disputed": bool(pos.get("disputed")),
+    }
+    if pos["kind"] == "lake":
+        tile["label"] = _("Lake (%(id)s): cannot be entered; links the territories around it.") % {
+            "id": pos["id"]
+        }
+    elif pos["kind"] == "castle":
+        _castle(tile, gv, pos, names, picks)
+    else:
+        _territory(tile, view, pos, names, tile_texts, picks)
+    battle = view.get("battle")
+    if tile["disputed"] and battle is not None:
+        attacker = battle["attacker"]
+        tile["attacker"] = {
+            "style": seat_style(view, int(attacker["seat"])),
+            "knights": attacker["knights"],
+        }
+    return tile
+
+
+def _castle(
+    tile: dict[str, Any], gv: GameView, pos: dict[str, Any], names: dict[int, str], picks: _Picks
+) -> None:
+    seat = int(pos["seat"])
+    tile.update(
+        name=pos["name"],
+        seat=seat,
+        style=seat_style(gv.view, seat),
+        knights=pos["knights"],
+        pickable=seat == gv.seat and "castle" in picks.redistribution,
+        loc="castle" if seat == gv.seat else pos["id"],
+    )
+    tile["label"] = _("Castle %(name)s of %(who)s: %(n)s knights") % {
+        "name": pos["name"],
+        "who": names.get(seat, "?"),
+        "n": pos["knights"],
+    }
+
+
+def _territory(
+    tile: dict[str, Any],
+    view: dict[str, Any],
+    pos: dict[str, Any],
+    names: dict[int, str],
+    tile_texts: dict[str, str],
+    picks: _Picks,
+) -> None:
+    owner = pos.get("owner")
+    capacity = int(pos.get("capacity") or DEFAULT_CAPACITY)
+    tile.update(
+        name=pos["name"],
+        tile=pos["tile"],
+        vp=pos["vp"],
+        pips=range(int(pos["vp"] or 0)),
+        capacity=capacity if capacity != DEFAULT_CAPACITY else None,
+        owner=owner,
+        style=seat_style(view, int(owner)) if owner is not None else None,
+        knights=pos["knights"],
+        unsupplied=owner is not None and not pos.get("supplied"),
+        pickable=pos["id"] in picks.redistribution or pos["id"] in picks.targets,
+        loc=pos["id"],
+        text=tile_texts.get(str(pos["tile"]), ""),
+    )
+    tile["label"] = _territory_label(tile, pos, capacity, names)
+
+
+def _territory_label(tile: dict[str, Any], pos: dict[str, Any], capacity: int, names: dict[int, str]) -> str:
+    """The screen-reader label of a territory: name, VP, capacity, owner, supply, dispute, target, text."""
+    owner = pos.get("owner")
+    parts = [f"{pos['name']} ({pos['id']})", _("%(vp)s VP") % {"vp": pos["vp"]}]
+    if capacity != DEFAULT_CAPACITY:
+        parts.append(_("capacity %(n)s") % {"n": capacity})
+    if owner is None:
+        parts.append(_("uncontrolled"))
+    else:
+        parts.append(_("%(who)s, %(n)s knights") % {"who": names.get(int(owner), "?"), "n": pos["knights"]})
+        if tile["unsupplied"]:
+            parts.append(_("no line of supply"))
+    if tile["disputed"]:
+        parts.append(_("in dispute"))
+    if tile["target"]:
+        parts.append(_("you may advance here"))
+    if tile["text"]:
+        parts.append(tile["text"])
+    return "; ".join(str(p) for p in parts)

@@ -1,0 +1,309 @@
+"""The decision panel of the game page (:func:`decision_model`): one form per kind of legal action, built by
+the form builder of its :class:`~games.engine.ActionType` (plain actions are a single button), with the
+prompt's headline and key, or who the game waits for."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from games.actions_ui import ACTION_KINDS, FormShape
+from games.engine import ActionType, PromptKind
+from games.selectors import GameView
+from games.web.presenters.common import actions_by_type, card_label
+
+PROMPT_HEADLINES: dict[str, Any] = {
+    PromptKind.TURN: gettext_lazy(
+        "Your turn: play resource cards, use your crown, start a manoeuvre or end your turn."
+    ),
+    PromptKind.MANOEUVRE: gettext_lazy(
+        "Your manoeuvre: redistribute knights, then advance or decline to advance."
+    ),
+    PromptKind.VITALITY: gettext_lazy("Crown of Vitality: redistribute your knights, then finish."),
+    PromptKind.RESPONSE: gettext_lazy("A Fracture window is open: fracture an artefact or pass."),
+    PromptKind.CONFLICT: gettext_lazy(
+        "Battle: choose your conflict card. It stays face down until both have chosen."
+    ),
+    PromptKind.SUPPORT: gettext_lazy("Battle: your support turn. Play support cards or pass."),
+    PromptKind.MAY_DISCARD: gettext_lazy("You may discard any 1 card from your hand."),
+    PromptKind.INSIGHT_ORDER: gettext_lazy("Crown of Insight: put the cards back on your deck in any order."),
+    PromptKind.PROSPERITY: gettext_lazy("Crown of Prosperity: keep the top card on the deck or discard it."),
+    PromptKind.FEAR: gettext_lazy("You may fight as though you had as many knights as your rival."),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    """What the form builders read: the viewer's ``view``, seat ``me`` (``None``: spectator), ``names``
+    (seat -> name) and ``hand`` (card id -> card of the viewer's hand)."""
+
+    view: dict[str, Any]
+    me: int | None
+    names: dict[int, str]
+    hand: dict[str, dict[str, Any]]
+
+    def name(self, seat: Any) -> str:
+        """The name of a seat number (``"?"`` when unknown)."""
+        return self.names.get(int(seat), "?")
+
+
+def _artefact_owner(view: dict[str, Any], art_id: str) -> tuple[int | None, str]:
+    for p in view["players"]:
+        for a in p["artefacts"]:
+            if a["id"] == art_id:
+                return int(p["seat"]), str(a["name"])
+    return None, art_id
+
+
+def _location_label(view: dict[str, Any], seat: int | None, loc: str) -> str:
+    if loc == "castle":
+        knights = view["players"][seat]["castle_knights"] if seat is not None else 0
+        return _("Castle (%(n)s knights)") % {"n": knights}
+    tile = next((t for t in view["map"] if t["id"] == loc), None)
+    if tile is None:
+        return loc
+    return _("%(name)s %(id)s (%(n)s knights)") % {
+        "name": tile.get("name", ""),
+        "id": loc,
+        "n": tile.get("knights", 0),
+    }
+
+
+def _unique(values: Any) -> list[Any]:
+    """The values in first-seen order, each once."""
+    out: list[Any] = []
+    for value in values:
+        if value not in out:
+            out.append(value)
+    return out
+
+
+def _fracture_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
+    options = []
+    for a in actions:
+        owner, name = _artefact_owner(ctx.view, str(a["target"]))
+        options.append(
+            {"value": a["target"], "label": f"{name} — {ctx.name(owner) if owner is not None else '?'}"}
+        )
+    return options
+
+
+def _crown_form(ctx: _Context, uses: list[dict[str, Any]]) -> Any:
+    view, me = ctx.view, ctx.me
+    crown = (
+        next((a for a in view["players"][me]["artefacts"] if a["type"] == "crown"), None)
+        if me is not None
+        else None
+    )
+    form: dict[str, Any] = {"name": crown["name"] if crown else _("your crown"), "mode": "plain"}
+    if any("artefact" in u for u in uses):
+        form["mode"] = "corruption"
+        form["options"] = [
+            {
+                "value": f"{u['player']}:{u['artefact']}",
+                "label": _artefact_owner(view, str(u["artefact"]))[1] + " — " + ctx.name(u["player"]),
+            }
+            for u in uses
+            if "artefact" in u
+        ]
+    elif any("player" in u for u in uses):
+        form["mode"] = "player"
+        form["options"] = [
+            {"value": u["player"], "label": ctx.name(u["player"])} for u in uses if "player" in u
+        ]
+    elif any("card" in u for u in uses):
+        discard = {c["id"]: c for c in view["players"][me]["discard"]} if me is not None else {}
+        form["mode"] = "card"
+        form["options"] = [
+            {"value": u["card"], "label": card_label(discard.get(str(u["card"]), {"name": u["card"]}))}
+            for u in uses
+            if "card" in u
+        ]
+    return form
+
+
+def _redistribute_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
+    view, me = ctx.view, ctx.me
+    moves = [m for a in actions for m in a["moves"]]
+    sources = _unique(m["from"] for m in moves)
+    dests = _unique(m["to"] for m in moves)
+    return {
+        "sources": [{"value": s, "label": _location_label(view, me, s)} for s in sources],
+        "dests": [{"value": d, "label": _location_label(view, me, d)} for d in dests],
+        "max": max(
+            [view["players"][me]["castle_knights"] if me is not None else 1]
+            + [int(t.get("knights", 0)) for t in view["map"] if t["id"] in sources]
+        ),
+    }
+
+
+def _advance_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
+    best: dict[str, int] = {}
+    for a in actions:
+        best[str(a["to"])] = max(best.get(str(a["to"]), 0), int(a["knights"]))
+    options = []
+    for to, most in best.items():
+        tile: dict[str, Any] = next((t for t in ctx.view["map"] if t["id"] == to), {})
+        owner = tile.get("owner")
+        who = ctx.name(owner) if owner is not None else _("uncontrolled")
+        if tile.get("kind") == "castle":
+            who = ctx.name(tile.get("seat", -1))
+        options.append(
+            {
+                "value": to,
+                "label": f"{tile.get('name', to)} {to} — {who}",
+                "max": most,
+                "battle": owner is not None or tile.get("kind") == "castle",
+            }
+        )
+    return {"options": options, "max": max(best.values())}
+
+
+def _respond_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
+    view = ctx.view
+    window = view.get("window") or {}
+    targets = _unique(t for a in actions for t in a["fracture"])
+    return {
+        "kind": window.get("kind"),
+        "opener": ctx.name(window["opener"]) if window.get("opener") is not None else "",
+        "window_targets": [_artefact_owner(view, str(t))[1] for t in window.get("targets", [])],
+        "options": [
+            {
+                "value": t,
+                "label": _artefact_owner(view, t)[1] + " — " + ctx.name(_artefact_owner(view, t)[0] or 0),
+            }
+            for t in targets
+        ],
+        "ranks": range(1, len(targets) + 1),
+    }
+
+
+def _card(ctx: _Context, card_id: Any) -> dict[str, Any]:
+    """The viewer's card of that id, or a stand-in named by the id."""
+    return ctx.hand.get(str(card_id), {"id": card_id, "name": card_id})
+
+
+def _conflict_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
+    return [_card(ctx, a["card"]) for a in actions]
+
+
+def _support_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
+    return [_card(ctx, c) for c in _unique(c for a in actions for c in a["cards"])]
+
+
+def _discard_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
+    return [_card(ctx, a["card"]) for a in actions if a["card"]]
+
+
+def _insight_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
+    look = (ctx.view.get("choice") or {}).get("cards") or []
+    return {"cards": look, "positions": list(range(len(look)))}
+
+
+def _prosperity_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
+    choice = ctx.view.get("choice") or {}
+    target = choice.get("target")
+    return {"cards": choice.get("cards") or [], "target": ctx.name(target) if target is not None else ""}
+
+
+def _fear_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
+    battle = ctx.view.get("battle") or {}
+    rival = None
+    for role, other in (("attacker", "defender"), ("defender", "attacker")):
+        if battle.get(role, {}).get("seat") == ctx.me:
+            rival = battle.get(other, {}).get("knights")
+    return {"rival_knights": rival}
+
+
+#: The form builder of every action type that is not :attr:`~games.actions_ui.FormShape.PLAIN` (a plain
+#: one is a button: its form is ``True``): ``(context, its legal actions) -> what the template shows``.
+FORM_BUILDERS: dict[ActionType, Callable[[_Context, list[dict[str, Any]]], Any]] = {
+    ActionType.FRACTURE: _fracture_form,
+    ActionType.USE_CROWN: _crown_form,
+    ActionType.REDISTRIBUTE: _redistribute_form,
+    ActionType.ADVANCE: _advance_form,
+    ActionType.RESPOND: _respond_form,
+    ActionType.CHOOSE_CONFLICT: _conflict_form,
+    ActionType.PLAY_SUPPORT: _support_form,
+    ActionType.DISCARD_CHOICE: _discard_form,
+    ActionType.INSIGHT_ORDER: _insight_form,
+    ActionType.PROSPERITY_CHOICE: _prosperity_form,
+    ActionType.FEAR_CHOICE: _fear_form,
+}
+
+
+def decision_forms(gv: GameView, names: dict[int, str]) -> dict[str, Any]:
+    """The viewer's forms: action type (its string value) -> what its form shows, for every type with at
+    least one legal action, in :data:`games.actions_ui.ACTION_KINDS` order (empty for a spectator or a
+    seat the game does not wait for)."""
+    view = gv.view
+    assert view is not None
+    me = gv.seat
+    hand = {c["id"]: c for c in view["players"][me].get("hand", [])} if me is not None else {}
+    ctx = _Context(view, me, names, hand)
+    groups = actions_by_type(gv.legal)
+    forms: dict[str, Any] = {}
+    for kind in ACTION_KINDS.values():
+        if kind.type in groups:
+            actions = groups[kind.type]
+            forms[kind.type.value] = (
+                True if kind.shape == FormShape.PLAIN else FORM_BUILDERS[kind.type](ctx, actions)
+            )
+    return forms
+
+
+def decision_model(gv: GameView, names: dict[int, str], now: datetime) -> dict[str, Any]:
+    """The viewer's decision: one form per kind of legal action (grouped by ``type``), with the prompt key
+    and ``expected_seq`` to post back; or who the game waits for and their deadline.
+
+    Args:
+        gv: the viewer's view of a started game.
+        names: seat number -> public name.
+        now: the current time (deadlines are shown relative to it).
+
+    Returns:
+        ``{"forms" (:func:`decision_forms`), "has_forms", "prompt" (the viewer's first prompt dict or
+        ``None``), "prompt_key", "headline", "my_deadline", "waiting_names", "waiting_deadline", "spectator",
+        "sig" (12 hex digits that change when the decision does), "now"}``.
+    """
+    view = gv.view
+    assert view is not None
+    me = gv.seat
+    prompt = gv.my_prompts[0] if gv.my_prompts else None
+    forms = decision_forms(gv, names)
+    waiting_seats = sorted({int(p["seat"]) for p in view.get("prompts", []) if p["seat"] != me})
+    deadlines = [gv.deadlines[s] for s in waiting_seats if s in gv.deadlines]
+    headline = ""
+    if prompt is not None:
+        headline = str(PROMPT_HEADLINES.get(str(prompt["kind"]), _("The game waits for your decision.")))
+    return {
+        "forms": forms,
+        "has_forms": bool(forms),
+        "prompt": prompt,
+        "prompt_key": prompt["key"] if prompt else "",
+        "headline": headline,
+        "my_deadline": gv.deadlines.get(me) if me is not None and prompt is not None else None,
+        "waiting_names": [names.get(s, "?") for s in waiting_seats],
+        "waiting_deadline": min(deadlines) if deadlines else None,
+        "spectator": me is None,
+        "sig": _signature(gv, waiting_seats),
+        "now": now,
+    }
+
+
+def _signature(gv: GameView, waiting_seats: list[int]) -> str:
+    """12 hex digits of the legal actions, the viewer's prompt keys and the seats waited for (the page's
+    poll swaps the panel only when they change)."""
+    sig_source = json.dumps(
+        {"legal": gv.legal, "keys": [p["key"] for p in gv.my_prompts], "waiting": waiting_seats},
+        sort_keys=True,
+        default=str,
+    )
+    return hashlib.sha1(sig_source.encode(), usedforsecurity=False).hexdigest()[:12]

@@ -1,0 +1,204 @@
+"""The panels of the game page besides the map and the decision: players (:func:`players_model`), where the
+game stands (:func:`status_model`, with the battle under way) and the final result (:func:`result_model`)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from games.models import Game
+from games.selectors import GameView
+from games.web.presenters.common import seat_style
+
+TURN_STEPS = (
+    gettext_lazy("Place three knights"),
+    gettext_lazy("Play resource cards"),
+    gettext_lazy("Use crowns"),
+    gettext_lazy("Redistribute knights"),
+    gettext_lazy("Make an advance"),
+    gettext_lazy("Battle"),
+    gettext_lazy("Play resource cards"),
+    gettext_lazy("Use crowns"),
+    gettext_lazy("Restore artefacts"),
+)
+
+BATTLE_STEPS = (
+    gettext_lazy("Start-of-battle territory abilities"),
+    gettext_lazy("Draw up to five"),
+    gettext_lazy("Sceptre abilities"),
+    gettext_lazy("Play conflict cards"),
+    gettext_lazy("Play support cards"),
+    gettext_lazy("Battle result"),
+    gettext_lazy("Orb abilities"),
+    gettext_lazy("Lose knights and retreat"),
+    gettext_lazy("Conquest territory abilities"),
+)
+
+
+MOD_LABELS: dict[str, Any] = {
+    "knights": gettext_lazy("knights"),
+    "conflict": gettext_lazy("conflict"),
+    "support": gettext_lazy("support"),
+    "rage": gettext_lazy("Sceptre of Rage"),
+    "loyalty": gettext_lazy("Sceptre of Loyalty"),
+}
+
+
+def players_model(gv: GameView, names: dict[int, str], art_texts: dict[str, str]) -> list[dict[str, Any]]:
+    """Player panels: colour, name, VP towards the goal, knights, dice, card counts, discard, artefacts,
+    team."""
+    view = gv.view
+    assert view is not None
+    victory = view.get("victory", {})
+    teams: dict[int, list[int]] = defaultdict(list)
+    for p in view["players"]:
+        if p.get("team") is not None:
+            teams[int(p["team"])].append(int(p["seat"]))
+    bots = {s.number for s in gv.seats if s.is_bot}
+    out: list[dict[str, Any]] = []
+    for p in view["players"]:
+        seat = int(p["seat"])
+        item = dict(p)
+        item.pop("hand", None)  # the hand is shown in its own panel, to its owner only
+        item["name"] = names.get(seat, "?")
+        item["style"] = seat_style(view, seat)
+        item["is_me"] = seat == gv.seat
+        item["is_bot"] = seat in bots
+        item["is_active"] = seat == view.get("active") and not view.get("winners")
+        threshold = int(victory.get("player") or 0)
+        if p.get("team") is not None:
+            members = teams[int(p["team"])]
+            team_vp = sum(int(view["players"][m]["vp"]) for m in members)
+            team_threshold = int(victory.get("team", {}).get(str(len(members)), 0))
+            item["team_info"] = {
+                "number": int(p["team"]) + 1,
+                "mates": [names.get(m, "?") for m in members if m != seat],
+                "vp": team_vp,
+                "threshold": team_threshold,
+                "pct": min(100, round(100 * team_vp / team_threshold)) if team_threshold else 0,
+            }
+        item["threshold"] = threshold
+        item["pct"] = min(100, round(100 * int(p["vp"]) / threshold)) if threshold else 0
+        item["artefacts"] = [a | {"text": art_texts.get(str(a["id"]), "")} for a in p["artefacts"]]
+        item["discard"] = list(reversed(p["discard"]))  # newest first
+        out.append(item)
+    return out
+
+
+def _current_turn_steps(view: dict[str, Any]) -> set[int]:
+    phase = view.get("phase")
+    if phase == "over":
+        return set()
+    if view.get("battle") is not None:
+        return {6}
+    if phase == "manoeuvre":
+        return {4, 5}
+    if phase in ("vitality", "choice") or (
+        phase == "response" and (view.get("window") or {}).get("kind") == "crown"
+    ):
+        return {3, 8}
+    return {2, 3, 7, 8}
+
+
+def status_model(gv: GameView, names: dict[int, str]) -> dict[str, Any]:
+    """Where we are: the nine turn steps with the current ones marked and, during a battle, the nine battle
+    steps and both combat scores broken down by source.
+
+    Returns:
+        ``{"turn", "active_name", "steps": [{"n", "name", "current"}], "battle": battle dict or None,
+        "manoeuvres_left"}``.
+    """
+    view = gv.view
+    assert view is not None
+    current = _current_turn_steps(view)
+    steps = [{"n": i + 1, "name": name, "current": i + 1 in current} for i, name in enumerate(TURN_STEPS)]
+    battle = view.get("battle")
+    active = view.get("active")
+    return {
+        "turn": view.get("turn"),
+        "active_name": names.get(int(active), "?") if active is not None else "",
+        "steps": steps,
+        "battle": _battle_model(gv, battle, names) if battle is not None else None,
+        "manoeuvres_left": view.get("manoeuvres_left"),
+    }
+
+
+def _battle_model(gv: GameView, battle: dict[str, Any], names: dict[int, str]) -> dict[str, Any]:
+    """The battle under way: position, steps, both sides, support turn, result and cards on the table."""
+    view = gv.view
+    assert view is not None
+    tile = next((t for t in view["map"] if t["id"] == battle["pos"]), None)
+    return {
+        "pos": battle["pos"],
+        "tile": tile.get("name") if tile else battle["pos"],
+        "castle": battle.get("castle"),
+        "step": battle["step"],
+        "steps": [
+            {"n": i + 1, "name": name, "current": i + 1 == battle["step"], "done": i + 1 < battle["step"]}
+            for i, name in enumerate(BATTLE_STEPS)
+        ],
+        "sides": [_battle_side(gv, battle, role, names) for role in ("attacker", "defender")],
+        "support_turn": names.get(battle["support_turn"]) if battle.get("support_turn") is not None else None,
+        "winner": names.get(battle["winner"]) if battle.get("winner") is not None else None,
+        "margin": battle.get("margin"),
+        "table": [c | {"who": names.get(int(c["seat"]), "?")} for c in battle.get("table", [])],
+    }
+
+
+def _battle_side(gv: GameView, battle: dict[str, Any], role: str, names: dict[int, str]) -> dict[str, Any]:
+    """One side of a battle (``"attacker"`` or ``"defender"``): who, knights, score parts, conflict card."""
+    side = battle[role]
+    seat = int(side["seat"])
+    conflict = side["conflict"]
+    return {
+        "role": role,
+        "seat": seat,
+        "name": names.get(seat, "?"),
+        "style": seat_style(gv.view, seat),
+        "knights": side["knights"],
+        "score": side["score"],
+        "parts": [
+            {"label": _part_label(str(p["source"]), names), "value": p["value"]} for p in side["parts"]
+        ],
+        "chosen": bool(conflict.get("chosen")),
+        "card": conflict.get("card"),
+        "value": conflict.get("value"),
+        "revealed": "value" in conflict,
+        "mine": seat == gv.seat,
+    }
+
+
+def _part_label(source: str, names: dict[int, str]) -> str:
+    """The label of a combat score part: "support from Ada", "knights", "Sceptre of Rage", …"""
+    if source.startswith("support_s") and source[9:].isdigit():
+        return _("support from %(who)s") % {"who": names.get(int(source[9:]), "?")}
+    return str(MOD_LABELS.get(source, source.replace("_", " ").capitalize()))
+
+
+def result_model(gv: GameView) -> dict[str, Any] | None:
+    """The final result (``None`` while the game runs): winners and every seat's place and VP."""
+    game = gv.game
+    if game.status != Game.Status.FINISHED:
+        return None
+    winners = set(game.winners or [])
+    rows: list[dict[str, Any]] = sorted(
+        (
+            {
+                "name": s.name,
+                "rank": s.final_rank,
+                "vp": s.final_vp,
+                "winner": s.number in winners,
+                "style": seat_style(gv.view, s.number),
+            }
+            for s in gv.seats
+        ),
+        key=lambda row: (int(row["rank"] or 99), -int(row["vp"] or 0)),
+    )
+    return {
+        "winners": [r["name"] for r in rows if r["winner"]],
+        "rows": rows,
+        "finished_at": game.finished_at,
+    }
