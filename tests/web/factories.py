@@ -187,12 +187,13 @@ def before_battle(
     *,
     arts: dict[int, list[str]] | None = None,
     hands: dict[int, list[str]] | None = None,
+    options: dict[str, Any] | None = None,
     seed: int = 5,
 ) -> tuple[engine.GameState, dict[str, Any]]:
     """Seat 0 is to move on turn 1 with 5 knights in its castle; seat 1 holds the Forest next to that castle
     with 2 knights. Every seat has exactly the artefacts of ``arts`` (none by default) and the hand of
     ``hands`` (:data:`PLAIN` by default). Returns the state and seat 0's attack (advance all 5 knights)."""
-    s = F.edit(F.game(players, seed=seed))
+    s = F.edit(F.game(players, seed=seed, options=options))
     F.clear_map(s)
     pos = min(n for n in F.neighbours(s, F.castle_pos(s, 0)) if s.board.kinds[n] == "territory")
     F.set_tile(s, pos, "forest")
