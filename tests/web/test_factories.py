@@ -77,6 +77,7 @@ def test_bots_to_move_act_at_once() -> None:
     assert_log_intact(game)
     replayed = state
     for r in records:
+        assert r.seat is not None
         replayed = engine.apply(replayed, r.seat, engine.parse_action(r.payload)).state
     assert state_of(game) == replayed
     assert {p.seat for p in engine.pending(replayed)} == {0}
