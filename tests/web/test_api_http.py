@@ -27,6 +27,7 @@ from tests.web.conftest import (
     seat_users,
     state_of,
 )
+from tests.web.factories import conflict_step, game_from_state
 
 pytestmark = pytest.mark.django_db
 
@@ -211,28 +212,20 @@ def test_game_view_hides_other_hands_and_decks(client_for: ClientFor) -> None:
 def test_face_down_conflict_card_is_hidden() -> None:
     """During the conflict step, the card one side placed face down is invisible to the other side and to
     spectators, but shown to its owner."""
-    game = create_started_game(humans=2, seed=7)
+    game = game_from_state(conflict_step(attacker_chose=True))
     users = seat_users(game)
-
-    def one_card_down(g: Game) -> bool:
-        b = state_of(g).battle
-        return b is not None and b.stage == "conflict" and sum(c != UNCHOSEN for c in b.conflict) == 1
-
-    game = play_until(game, one_card_down, limit=3000)
-    if not one_card_down(game):
-        pytest.skip("the seeded game ended before a battle")
     b = state_of(game).battle
-    assert b is not None
-    chooser = b.attacker if b.conflict[0] != UNCHOSEN else b.defender
+    assert b is not None and b.stage == "conflict" and not b.revealed
+    assert b.conflict[0] != UNCHOSEN and b.conflict[1] == UNCHOSEN
+    chosen = engine.card_id(b.attacker, b.conflict[0])
+    assert chosen in secret_card_ids(game, b.defender) and chosen in secret_card_ids(game, None)
     for seat, user in users.items():
         text = token_client(user).get(f"/api/games/{game.pk}").content.decode()
         assert_redacted(text, game, seat)
     text = token_client(create_user()).get(f"/api/games/{game.pk}").content.decode()
     assert_redacted(text, game, None)
-    chosen = b.conflict[0] if chooser == b.attacker else b.conflict[1]
-    if chosen >= 0:
-        mine = token_client(users[chooser]).get(f"/api/games/{game.pk}").content.decode()
-        assert f'"{engine.card_id(chooser, chosen)}"' in mine
+    mine = token_client(users[b.attacker]).get(f"/api/games/{game.pk}").content.decode()
+    assert f'"{chosen}"' in mine
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -465,16 +458,8 @@ def test_illegal_action_is_422_and_changes_nothing(client_for: ClientFor) -> Non
 def test_out_of_turn_answer_with_prompt_key() -> None:
     """Both conflict cards are chosen at once: the second chooser may send the seq it saw plus the open
     ``prompt_key`` and is not refused as stale; without the key the same request is 409."""
-    game = create_started_game(humans=2, seed=7)
+    game = game_from_state(conflict_step())
     users = seat_users(game)
-
-    def conflict_step(g: Game) -> bool:
-        b = state_of(g).battle
-        return b is not None and b.stage == "conflict" and all(c == UNCHOSEN for c in b.conflict)
-
-    game = play_until(game, conflict_step, limit=3000)
-    if not conflict_step(game):
-        pytest.skip("the seeded game ended before a battle")
     prompts = {p.seat: p for p in engine.pending(state_of(game)) if p.kind == "conflict"}
     assert len(prompts) == 2
     first, second = sorted(prompts)

@@ -19,7 +19,8 @@ from django.db import connection, connections
 from games import engine, services
 from games.models import ActionRecord, Game
 
-from .conftest import assert_log_intact, create_started_game, human_move, play_until, seat_users, state_of
+from .conftest import assert_log_intact, create_started_game, human_move, seat_users, state_of
+from .factories import conflict_step, game_from_state
 
 pytestmark = [
     pytest.mark.skipif(
@@ -106,18 +107,9 @@ def test_one_submit_per_seq_wins(same_action: bool) -> None:
 def test_out_of_turn_answers_at_once() -> None:
     """Both seats choose a conflict card at the same time, each from four threads with the same old
     ``seq`` and their prompt key: exactly one answer per seat is applied."""
-    # A game may end before both seats face a conflict choice at once: try further seeds until one does.
-    for seed in range(9, 29):
-        game = create_started_game(humans=2, seed=seed)
-        users = seat_users(game)
-        game = play_until(
-            game,
-            lambda g: [p.kind for p in engine.pending(state_of(g))] == ["conflict", "conflict"],
-            limit=400,
-        )
-        if game.status == Game.Status.ACTIVE:
-            break
-    assert game.status == Game.Status.ACTIVE
+    game = game_from_state(conflict_step())
+    users = seat_users(game)
+    assert [p.kind for p in engine.pending(state_of(game))] == ["conflict", "conflict"]
     state = state_of(game)
     seq = game.seq
     calls: list[Callable[[], Any]] = []

@@ -18,6 +18,7 @@ from games.models import Game
 from games.web.views import PARTIALS
 
 from .conftest import create_started_game, create_user, play_human_move, seat_users, state_of
+from .factories import conflict_step, crown_look, fracture_window, game_from_state
 
 CARD_ID = re.compile(r"s\dc\d\d")
 
@@ -66,6 +67,33 @@ def _responses(client: Client, game: Game, token: str | None) -> dict[str, str]:
     return out
 
 
+def _clients(game: Game) -> dict[int | None, tuple[Client, str]]:
+    """A logged-in client and an API token for every seat of ``game`` and for a spectator (key ``None``)."""
+    clients: dict[int | None, tuple[Client, str]] = {}
+    for seat, user in [*seat_users(game).items(), (None, create_user())]:
+        client = Client()
+        client.force_login(user)
+        clients[seat] = (client, ApiToken.issue(user))
+    return clients
+
+
+def _assert_nothing_leaks(game: Game, clients: dict[int | None, tuple[Client, str]]) -> dict[int | None, str]:
+    """No response about ``game`` shows any viewer a card id it may not know. Returns every viewer's
+    responses joined, for the caller's checks of what a viewer does see."""
+    state = state_of(game)
+    public = _ever_public(game)
+    seen: dict[int | None, str] = {}
+    for viewer, (client, token) in clients.items():
+        hidden = _secrets(state, viewer)
+        responses = _responses(client, game, token)
+        for name, text in responses.items():
+            secret = hidden - public if name == "api:log" else hidden
+            leaked = set(CARD_ID.findall(text)) & secret
+            assert not leaked, f"seat {viewer} sees {sorted(leaked)} in {name} at seq {game.seq}"
+        seen[viewer] = "\n".join(responses.values())
+    return seen
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize("seed", [11, 29])
 def test_no_response_shows_another_seats_secret_cards(seed: int) -> None:
@@ -100,10 +128,51 @@ def test_no_response_shows_another_seats_secret_cards(seed: int) -> None:
 @pytest.mark.django_db
 def test_the_check_catches_a_leak() -> None:
     """The detector itself works: the raw state JSON, which holds every hand, is flagged."""
-    import json
-
     game = create_started_game(humans=2, seed=3)
     state = state_of(game)
     hidden = _secrets(state, 0)
     assert set(CARD_ID.findall(json.dumps([engine.card_id(1, c) for c in state.players[1].hand]))) <= hidden
     assert hidden & {engine.card_id(1, c) for c in state.players[1].hand}
+
+
+@pytest.mark.django_db
+def test_a_face_down_conflict_card_is_seen_by_its_owner_only() -> None:
+    """R68: the attacker has put its conflict card face down, the defender has not chosen yet. Nobody but
+    the attacker sees that card, on any page, partial or API response."""
+    game = game_from_state(conflict_step(attacker_chose=True))
+    state = state_of(game)
+    assert state.battle is not None and not state.battle.revealed
+    card = engine.card_id(0, state.battle.conflict[0])
+    assert all(card in _secrets(state, viewer) for viewer in (1, None))
+    seen = _assert_nothing_leaks(game, _clients(game))
+    assert card in seen[0]
+
+
+@pytest.mark.django_db
+def test_an_open_fracture_window_shows_no_hand() -> None:
+    """R37, R95: while the sceptre window asks seats 1 (holding Fracture) and 2, nobody else learns who holds
+    Fracture: no other seat's hand card appears for any viewer; each asked seat sees its own hand."""
+    game = game_from_state(fracture_window())
+    state = state_of(game)
+    fracture = engine.card_id(1, state.content.effect_index["fracture"])
+    assert fracture in {engine.card_id(1, c) for c in state.players[1].hand}
+    assert all(fracture in _secrets(state, viewer) for viewer in (0, 2, None))
+    seen = _assert_nothing_leaks(game, _clients(game))
+    for seat in (0, 1, 2):
+        assert all(engine.card_id(seat, c) in seen[seat] for c in state.players[seat].hand)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("crown", ["insight", "prosperity"])
+def test_a_crown_look_is_seen_by_the_looker_only(crown: str) -> None:
+    """R41, R97: seat 0 looks at the top four cards of its own deck (Insight) or the top card of seat 1's
+    deck (Prosperity). Seat 0 sees those cards; no other seat (not even the deck's owner) nor a spectator
+    does."""
+    game = game_from_state(crown_look(crown, players=3))
+    state = state_of(game)
+    assert state.choice is not None
+    owner = 0 if crown == "insight" else 1
+    looked = {engine.card_id(owner, c) for c in state.choice.cards}
+    assert looked and all(looked <= _secrets(state, viewer) for viewer in (1, 2, None))
+    seen = _assert_nothing_leaks(game, _clients(game))
+    assert all(card in seen[0] for card in looked)

@@ -45,6 +45,7 @@ from games.standing import standing_answer, used_against
 from tests.engine import fixtures as F
 
 from .conftest import as_apply_async, create_started_game, create_user, db_fingerprint, seat_users, state_of
+from .factories import before_battle, game_from_state
 
 START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 SEOUL = zoneinfo.ZoneInfo("Asia/Seoul")
@@ -198,45 +199,23 @@ def link(msg: Received, label: str) -> str:
     return url.removeprefix(django_settings.SITE_URL.rstrip("/"))
 
 
-def new_window(before: engine.GameState, after: engine.GameState) -> bool:
-    """A response window opened with this move (a new one, not the one already open)."""
-    w = after.window
-    return w is not None and (before.window is None or before.window.serial != w.serial)
-
-
-def play_to_window(
-    game: Game, want: Callable[[engine.GameState, int], bool], limit: int = 400
-) -> tuple[Game, int, engine.Action]:
-    """Play :func:`next_move` until the *next* move would open a response window for which ``want(state after
-    the move, seat moving)`` holds; return the game before that move, the seat and the move.
-
-    Looking one move ahead (the engine is pure) lets a test set standing orders before the window opens.
-    """
-    users = seat_users(game)
-    for _ in range(limit):
-        assert game.status == Game.Status.ACTIVE
-        state = state_of(game)
-        seat, action = next_move(game, users)
-        after = engine.apply(state, seat, action).state
-        if new_window(state, after) and want(after, seat):
-            return game, seat, action
-        game = submit(game, users[seat], action.to_dict())
-    raise AssertionError(f"no such window within {limit} moves")
-
-
-def find_window(
+def window_ahead(
     want: Callable[[engine.GameState, int], bool],
-    seeds: range = range(1, 40),
+    fracture: tuple[int, ...] = (),
     options: dict[str, Any] | None = None,
 ) -> tuple[Game, int, engine.Action]:
-    """:func:`play_to_window` over seeded 3-human games, seed after seed until one gets there."""
-    for seed in seeds:
-        game = create_started_game(humans=3, seed=seed, options=options)
-        try:
-            return play_to_window(game, want, limit=250)
-        except AssertionError:
-            continue
-    raise AssertionError("no seeded game reached such a window")
+    """A stored 3-human game one move before a response window: seat 0 (to move) attacks seat 1 with its
+    Sceptre of Rage (R64) while seat 2 watches; the seats in ``fracture`` hold Fracture (R36). Returns the
+    game, the seat to move and the move, after checking that ``want(state after the move, mover)`` holds.
+
+    Stopping one move ahead lets a test set standing orders before the window opens.
+    """
+    hands = {seat: WITH_FRACTURE for seat in fracture}
+    state, attack = before_battle(3, arts={0: ["sceptre_rage"]}, hands=hands, options=options)
+    action = engine.parse_action(attack)
+    after = engine.apply(state, 0, action).state
+    assert after.window is not None and after.window.kind == "sceptre" and want(after, 0)
+    return game_from_state(state, humans=3), 0, action
 
 
 def fracture_in_hand(state: engine.GameState, seat: int) -> bool:
@@ -818,7 +797,7 @@ def test_standing_orders_answer_a_window_unless_the_named_artefact_is_used_again
     against me". The others' answers are stored at once as records of source ``standing``; V's global pass
     is overridden by the game's order, so V decides: V alone gets the "response window" email, and answers
     it with its signed "pass" link (source ``email``), which closes the window."""
-    game, mover, action = find_window(_against_someone_else)
+    game, mover, action = window_ahead(_against_someone_else)
     after = engine.apply(state_of(game), mover, action).state
     assert after.window is not None
     victim = next(seat for seat in after.window.asked if used_against(after, seat) and seat != mover)
@@ -863,12 +842,16 @@ def test_the_response_window_email_says_who_is_asked(
         assert state.window is not None
         return any(seat != mover for seat in state.window.asked)
 
-    game, mover, action = find_window(someone_else_asked, options={"fracture_prompts": fracture_prompts})
+    game, mover, action = window_ahead(
+        someone_else_asked, fracture=(1,), options={"fracture_prompts": fracture_prompts}
+    )
     users = seat_users(game)
     sent.clear()
     game = writes(functools.partial(submit, game, users[mover], action.to_dict()))
     state = state_of(game)
     assert state.window is not None
+    # seat 1 holds Fracture, seat 2 does not: "holders" asks seat 1 alone
+    assert state.window.asked == ([1] if fracture_prompts == "holders" else [1, 2])
     mails = [r for r in received(sent) if r.kind == "response"]
     assert {r.row.seat for r in mails} == set(state.window.asked) - {mover}
     targets = ", ".join(
@@ -904,7 +887,7 @@ def test_a_fracture_order_fractures_only_with_fracture_in_hand(holds: bool) -> N
     ``standing``): with Fracture in hand it fractures X, which ends up destroyed once the window is over
     (R36, R37, R90); without Fracture it passes."""
     want = _against_a_fracture_holder if holds else _against_a_seat_without_fracture
-    game, mover, action = find_window(want)
+    game, mover, action = window_ahead(want, fracture=(1,) if holds else ())
     after = engine.apply(state_of(game), mover, action).state
     assert after.window is not None
     victim = next(

@@ -28,6 +28,7 @@ from games.selectors import game_get, game_view
 from games.web.forms import action_payload
 from games.web.presenters import page_model
 from games.web.views import PARTIALS
+from tests.web.factories import first_player, game_from_state
 
 pytestmark = pytest.mark.django_db
 
@@ -250,23 +251,12 @@ def test_custom_time_control_and_private_invite(alice: User, bob: User, carol: U
 def test_my_games_lists_in_order(alice: User, bob: User, carol: User) -> None:
     """My games: waiting for me first, then others' turn, open tables, finished — with an empty state."""
     assert "No games yet" in client_for(carol).get(reverse("games:my_games")).content.decode()
-    titles = {}
-    for title in ("First", "Second"):
-        game = services.game_create(user=alice, title=title, players=2)
-        services.seat_join(game_id=game.pk, user=bob)
-        services.game_start(game_id=game.pk, user=alice, seed=11)
-        titles[title] = game
-    waiting = "First" if active_user(titles["First"]).pk == alice.pk else "Second"
-    # make the other game wait for Bob
-    other = titles["Second" if waiting == "First" else "First"]
-    mine = active_user(other)
-    if mine.pk == alice.pk:  # Alice ends her turn so that the game now waits for Bob
-        fresh = Game.objects.get(pk=other.pk)
-        services.action_submit(
-            game_id=other.pk, user=alice, payload={"type": "end_turn"}, expected_seq=fresh.seq
-        )
-    if active_user(titles[waiting]).pk != alice.pk:
-        pytest.skip("seed gives Bob the first turn in both games")
+    # Alice moves first in both games (pinned); in "First" she ends her turn, so it waits for Bob.
+    other = game_from_state(first_player(2, 0), users={0: alice, 1: bob}, title="First")
+    waiting = game_from_state(first_player(2, 0, seed=2), users={0: alice, 1: bob}, title="Second").title
+    services.action_submit(game_id=other.pk, user=alice, payload={"type": "end_turn"}, expected_seq=other.seq)
+    assert active_user(other).pk == bob.pk
+    assert active_user(Game.objects.get(title=waiting)).pk == alice.pk
     services.game_create(user=alice, title="Lobby", players=3)
     done = services.game_create(user=alice, title="Done", players=2)
     Game.objects.filter(pk=done.pk).update(status=Game.Status.FINISHED)

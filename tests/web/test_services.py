@@ -13,6 +13,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from games import engine, services
+from games.bots import bot_action
 from games.engine import actions as A
 from games.models import TIME_CONTROLS, ActionRecord, Game, Prompt, Seat, Snapshot
 
@@ -27,6 +28,7 @@ from .conftest import (
     seat_users,
     state_of,
 )
+from .factories import Step, conflict_step, game_from_state, play_log
 
 pytestmark = pytest.mark.django_db
 
@@ -316,32 +318,28 @@ def test_start_stores_a_consistent_game(humans: int, bots: int, options: dict[st
     assert all(r.seat in bot_seats and r.source == "bot" for r in ActionRecord.objects.filter(game=game))
 
 
-def test_start_lets_bots_act_when_the_first_decision_is_theirs() -> None:
-    """Over a few seeds, the first player is sometimes a bot (it has acted at once) and sometimes the
-    human (nothing recorded yet)."""
-    seen: set[bool] = set()
-    for seed in range(1, 40):
-        game = create_started_game(humans=1, bots=2, seed=seed)
-        assert game.setup is not None
-        first = engine.pending(engine.new_game(game.setup))[0].seat
-        bot_seats = set(game.seats.filter(is_bot=True).values_list("number", flat=True))
-        first_is_bot = first in bot_seats
-        seen.add(first_is_bot)
-        records = list(ActionRecord.objects.filter(game=game).order_by("seq"))
-        if first_is_bot:
-            assert game.seq > 0 and records and records[0].seat == first
-            assert all(r.source == ActionRecord.Source.BOT and r.seat in bot_seats for r in records)
-        else:
-            assert game.seq == 0 and not records
-        assert_log_intact(game)
-        assert_state_consistent(game)
-        assert_prompts_match(game)
-        if game.status == Game.Status.ACTIVE:
-            human = game.seats.get(is_bot=False).number
-            assert {p.seat for p in Prompt.objects.filter(game=game)} == {human}
-        if seen == {True, False}:
-            return
-    pytest.fail(f"only saw first_is_bot in {seen}")
+@pytest.mark.parametrize(("seed", "first_is_bot"), [(1, True), (6, False)])
+def test_start_lets_bots_act_when_the_first_decision_is_theirs(seed: int, first_is_bot: bool) -> None:
+    """The first player is a bot (it has acted at once) or the human (nothing recorded yet). The seeds are
+    chosen for that: seed 1 seats a bot first, seed 6 the human (the start's random seat order and first
+    player, R25, both come from the seed)."""
+    game = create_started_game(humans=1, bots=2, seed=seed)
+    assert game.setup is not None
+    first = engine.pending(engine.new_game(game.setup))[0].seat
+    bot_seats = set(game.seats.filter(is_bot=True).values_list("number", flat=True))
+    assert (first in bot_seats) is first_is_bot, "the seat order drawn from this seed changed"
+    records = list(ActionRecord.objects.filter(game=game).order_by("seq"))
+    if first_is_bot:
+        assert game.seq > 0 and records and records[0].seat == first
+        assert all(r.source == ActionRecord.Source.BOT and r.seat in bot_seats for r in records)
+    else:
+        assert game.seq == 0 and not records
+    assert_log_intact(game)
+    assert_state_consistent(game)
+    assert_prompts_match(game)
+    assert game.status == Game.Status.ACTIVE
+    human = game.seats.get(is_bot=False).number
+    assert {p.seat for p in Prompt.objects.filter(game=game)} == {human}
 
 
 def _step_changing_action(state: engine.GameState) -> tuple[int, engine.Action] | None:
@@ -474,18 +472,11 @@ def test_submit_stale_expected_seq_changes_nothing(stale: str) -> None:
         )
 
 
-def _both_choose_conflict(game: Game) -> bool:
-    prompts = engine.pending(state_of(game))
-    return len([p for p in prompts if p.kind == "conflict"]) == 2
-
-
 def test_out_of_turn_conflict_choice_with_open_prompt_key() -> None:
     """Both seats choose their conflict card face down at once: the second answer, made against the old
     ``seq``, is accepted because its prompt is still open; a stale answer without the key is not."""
-    game = create_started_game(humans=2, seed=9)
+    game = game_from_state(conflict_step())
     users = seat_users(game)
-    game = play_until(game, _both_choose_conflict, limit=400)
-    assert game.status == Game.Status.ACTIVE, "the game ended before a battle"
     state = state_of(game)
     prompts = engine.pending(state)
     assert [p.kind for p in prompts] == ["conflict", "conflict"]
@@ -537,7 +528,10 @@ def test_out_of_turn_conflict_choice_with_open_prompt_key() -> None:
     game.refresh_from_db()
     assert game.seq == old_seq + 2
     assert_log_intact(game)
-    assert_state_consistent(game)
+    # the stored state is both answers applied to the stored position (an edited position: the log does
+    # not replay from the setup, see tests/web/factories.py)
+    both = engine.apply(engine.apply(state, first.seat, a1).state, second.seat, a2).state
+    assert state_of(game) == both and game.state_hash == engine.state_hash(both)
     assert_prompts_match(game)
     assert not engine.pending(state_of(game)) or all(
         p.kind != "conflict" for p in engine.pending(state_of(game))
@@ -769,38 +763,26 @@ def test_snapshots_with_bots_exist_at_every_multiple(settings: Any) -> None:
 _PASSIVE = (A.EndTurn, A.DeclineAdvance, A.FinishRedistribution, A.PassSupport, A.Respond)
 
 
-def _grow_log(game: Game, target: int) -> Game | None:
-    """Play (all-human) moves until the log holds ``target`` actions: bot-chosen moves for the first 40,
-    then the quickest legal answers (end the turn, decline, pass), which rarely end a game.
+def _grown_log(players: int, length: int) -> list[Step]:
+    """A log of ``length`` actions of a ``players``-player game (seed 31) played in the engine: bot-chosen
+    moves for the first 40, then the quickest legal answers (end the turn, decline, pass), which keep the
+    game going."""
 
-    Returns ``None`` when the game ends first (the bot-chosen moves can leave a player a turn away from
-    victory)."""
-    users = seat_users(game)
-    while game.seq < target:
-        if game.status != Game.Status.ACTIVE:
-            return None
-        if game.seq < 40:
-            game = play_human_move(game, users)
-            continue
-        state = state_of(game)
-        seat = engine.pending(state)[0].seat
+    def policy(state: engine.GameState, seat: int) -> engine.Action:
+        if state.actions_applied < 40:
+            return bot_action(state, seat, 31, state.actions_applied)
         legal = engine.legal_actions(state, seat)
-        action = next((a for kind in _PASSIVE for a in legal if type(a) is kind), legal[0])
-        game = services.action_submit(
-            game_id=game.pk, user=users[seat], payload=action.to_dict(), expected_seq=game.seq
-        ).game
-    return game
+        return next((a for kind in _PASSIVE for a in legal if type(a) is kind), legal[0])
+
+    return play_log(engine.new_game({"players": players, "seed": 31}), length, policy)
 
 
 @pytest.mark.parametrize("log_length", [10, 320])
 @pytest.mark.parametrize("players", [2, 6])
 def test_submit_statement_budget(players: int, log_length: int, django_assert_max_num_queries: Any) -> None:
-    for seed in range(31, 61):
-        grown = _grow_log(create_started_game(humans=players, seed=seed), log_length)
-        if grown is not None:
-            break
-    assert grown is not None, "every seed's game ended before its log was long enough"
-    game = grown
+    log = _grown_log(players, log_length)
+    game = game_from_state(log[-1].transition.state, humans=players, log=log)
+    assert_log_intact(game)
     assert not game.seats.filter(is_bot=True).exists()
     assert ActionRecord.objects.filter(game=game).count() >= log_length
     users = seat_users(game)
