@@ -141,8 +141,9 @@ def game_from_state(
             title=title,
             created_by=placed[min(placed)],
             players=n,
-            options=dict(setup.get("options") or {}),
-            content=setup.get("content", "default") if isinstance(setup.get("content"), str) else "default",
+            # as a creator would have chosen them: the options that differ from the defaults
+            options={k: v for k, v in setup["options"].items() if engine.OPTION_DEFAULTS.get(k) != v},
+            content=setup["content"] if isinstance(setup["content"], str) else "default",
             time_control=time_control,
             turn_seconds=turn,
             response_seconds=response,

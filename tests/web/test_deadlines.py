@@ -16,6 +16,7 @@ from games.models import ActionRecord, Game, Prompt, Seat
 from games.tasks import deadline_sweep
 
 from .conftest import create_started_game, play_human_move, play_until, seat_users, state_of
+from .factories import WITH_FRACTURE, before_battle, game_from_state
 
 START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -192,3 +193,52 @@ def test_an_interrupted_turn_keeps_its_clock(clock: time_machine.Traveller) -> N
             if resumed >= 3:
                 break
     assert resumed >= 3, "no turn was interrupted and resumed three times in this game"
+
+
+@pytest.mark.django_db
+def test_a_crown_look_and_a_battle_pause_the_turn_clock(clock: time_machine.Traveller) -> None:
+    """The same on a built position (no dependence on what random play reaches): seat 0's turn is
+    interrupted by its Crown of Insight (the crown window, then its look, R41) and then by its attack (the
+    sceptre window, R64, and the battle steps). Each time the turn resumes with exactly the time it had
+    left, however long the others took."""
+    state, attack = before_battle(3, arts={0: ["crown_insight", "sceptre_rage"]}, hands={1: WITH_FRACTURE})
+    game = game_from_state(state, time_control="relaxed")
+    users = seat_users(game)
+    key = f"t{state.turn}:turn:0"
+
+    def left() -> timedelta:
+        row = Prompt.objects.get(game=game, key=key)
+        return row.deadline_at - timezone.now()
+
+    def interrupt(payload: dict[str, object]) -> tuple[Game, timedelta]:
+        clock.shift(timedelta(minutes=7))
+        before = left()
+        after = services.action_submit(game_id=game.pk, user=users[0], payload=payload, expected_seq=game.seq)
+        assert not Prompt.objects.filter(game=game, key=key).exists(), "the turn was not interrupted"
+        return after.game, before
+
+    def settle(g: Game) -> tuple[Game, int]:
+        """Answer every other prompt with its timeout action, 40 minutes each, until the turn is back."""
+        answered = 0
+        while not Prompt.objects.filter(game=g, key=key).exists():
+            clock.shift(timedelta(minutes=40))
+            p = engine.pending(state_of(g))[0]
+            g = services.action_submit(
+                game_id=g.pk, user=users[p.seat], payload=p.timeout_action.to_dict(), expected_seq=g.seq
+            ).game
+            answered += 1
+            assert answered < 50
+        return g, answered
+
+    assert left() == timedelta(seconds=game.turn_seconds)
+    game, before = interrupt({"type": "use_crown"})
+    assert state_of(game).window is not None
+    game, answered = settle(game)
+    assert answered >= 2 and state_of(game).crown_used  # the window and the look took 80 minutes or more
+    assert left() == before
+    game, before = interrupt(attack)
+    assert state_of(game).battle is not None
+    game, answered = settle(game)
+    assert answered >= 3 and state_of(game).battle is None
+    assert left() == before
+    assert before < timedelta(seconds=game.turn_seconds)

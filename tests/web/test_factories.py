@@ -14,7 +14,7 @@ from games.models import ActionRecord, Game, Prompt, Seat, Snapshot
 from games.store import game_load, game_state
 
 from .conftest import assert_log_intact, create_user, seat_users, state_of
-from .factories import conflict_step, first_player, game_from_state, play_log
+from .factories import before_battle, conflict_step, first_player, game_from_state, play_log
 
 pytestmark = pytest.mark.django_db
 
@@ -41,6 +41,7 @@ def test_a_stored_position_loads_back_equal_with_its_prompts() -> None:
     assert game.state == engine.to_dict(state) and game.state_hash == engine.state_hash(state)
     assert game.setup == engine.normalize_setup(state.setup)
     assert (game.players, game.turn_seconds, game.response_seconds) == (2, 3600, 600)
+    assert (game.options, game.content) == ({}, "default")
     assert state_of(game) == state
     loaded = game_load(game.pk)
     assert loaded is not None and game_state(loaded) == state
@@ -49,6 +50,13 @@ def test_a_stored_position_loads_back_equal_with_its_prompts() -> None:
     assert game.created_by == users[0]
     assert_prompts_projected(game, state)
     assert {p.kind for p in Prompt.objects.filter(game=game)} == {"conflict"}
+
+
+def test_the_game_row_carries_the_chosen_options() -> None:
+    state, _attack = before_battle(3, options={"fracture_prompts": "holders", "mayhem": True})
+    game = game_from_state(state, private=True)
+    assert game.options == {"fracture_prompts": "holders", "mayhem": True} and game.private
+    assert game.setup is not None and game.setup["options"]["mayhem"] is True
 
 
 def test_a_legal_action_applies_through_the_services() -> None:
