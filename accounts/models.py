@@ -176,5 +176,6 @@ class ApiToken(models.Model):
     @classmethod
     def user_for(cls, token: str) -> User | None:
         """The active user a token belongs to, or ``None`` for an unknown token or an inactive user (one
-        query)."""
-        return User.objects.filter(api_tokens__digest=cls.hash(token), is_active=True).first()
+        query; unordered, since a digest is unique)."""
+        found = User.objects.filter(api_tokens__digest=cls.hash(token), is_active=True).order_by()[:1]
+        return next(iter(found), None)

@@ -11,6 +11,7 @@ missing game into their own errors.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 
 from django.db.models import Prefetch
 
@@ -50,11 +51,14 @@ def game_lock(game_id: int) -> tuple[Game, list[Seat]] | None:
     Returns:
         ``(game, seats)``; each seat's ``game`` is the returned game.
     """
-    seats = list(
+    # Sorted here rather than by ``ORDER BY``: compiling the ordering costs the ORM more CPU than sorting
+    # at most six seats (docs/performance.md, issue 13).
+    seats = sorted(
         Seat.objects.select_related("game", "user")
         .select_for_update(of=("game",))
         .filter(game_id=game_id)
-        .order_by("number")
+        .order_by(),
+        key=attrgetter("number"),
     )
     if not seats:
         return None
