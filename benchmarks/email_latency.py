@@ -123,14 +123,11 @@ def bench_overhead(rounds: int) -> dict[str, Any]:
         return None
 
     from celery import current_app
-    from django.conf import settings as django_settings
 
-    # The web process's production path: after commit the task is handed to the background publisher
-    # thread (games.services.outbox._Publisher). That thread resolves the Celery app as the default app,
-    # so the benchmark's Redis-publishing app is made the default too.
+    # The outbox publishes through the default Celery app (``current_app``): make the benchmark's
+    # Redis-publishing app the default.
     current_app._get_current_object().set_default()
     variants: dict[str, list[Any]] = {
-        "thread": [mock.patch.object(django_settings, "CELERY_TASK_ALWAYS_EAGER", False)],
         "full": [],
         "rows_only": [mock.patch.object(outbox, "enqueue_send", no_publish)],
         "outbox_off": [mock.patch.object(play, "queue_write", no_rows)],
@@ -162,14 +159,10 @@ def bench_overhead(rounds: int) -> dict[str, Any]:
     unsent.update(status=Notification.Status.SKIPPED, skip_reason="benchmark")
     result: dict[str, Any] = {name: _summary(values) for name, values in times.items()}
     result["added_by_outbox_ms"] = result["full"]["median_ms"] - result["outbox_off"]["median_ms"]
-    result["added_by_outbox_thread_ms"] = result["thread"]["median_ms"] - result["outbox_off"]["median_ms"]
     result["added_by_publish_ms"] = result["full"]["median_ms"] - result["rows_only"]["median_ms"]
     result["publish_alone"] = _summary(publish[20:])
     # Paired: the three variants of one round ran back to back, so their differences cancel slow drift.
     pairs = list(zip(times["full"], times["rows_only"], times["outbox_off"], strict=True))
-    result["paired_outbox_thread_ms"] = 1000 * statistics.median(
-        t - off for t, off in zip(times["thread"], times["outbox_off"], strict=True)
-    )
     result["paired_outbox_ms"] = 1000 * statistics.median(f - off for f, _rows, off in pairs)
     result["paired_publish_ms"] = 1000 * statistics.median(f - rows for f, rows, _off in pairs)
     return result
@@ -283,8 +276,7 @@ def main() -> None:
     print(f"\nworker: {args.pool}, concurrency {args.concurrency}")
     print("action_submit (end_turn, 2 players)   median ms   p95 ms   n")
     for name, label in (
-        ("thread", "outbox, publisher thread (production)"),
-        ("full", "outbox, publish in the request"),
+        ("full", "outbox, published on commit (production)"),
         ("rows_only", "rows, no publish"),
         ("outbox_off", "outbox off"),
     ):
@@ -293,10 +285,6 @@ def main() -> None:
         f"  added by the outbox: {o['added_by_outbox_ms']:.2f} ms"
         f" (the publish: {o['added_by_publish_ms']:.2f} ms); median of paired differences "
         f"{o['paired_outbox_ms']:.2f} ms (the publish: {o['paired_publish_ms']:.2f} ms)"
-    )
-    print(
-        f"  added with the publisher thread: {o['added_by_outbox_thread_ms']:.2f} ms; paired "
-        f"{o['paired_outbox_thread_ms']:.2f} ms"
     )
     print(
         f"  the publish timed alone: median "

@@ -25,9 +25,12 @@ def deadline_sweep() -> int:
 
 @shared_task(acks_late=True)  # type: ignore[untyped-decorator]
 def notifications_send(game_id: int | None = None, game_ids: list[int] | None = None) -> int:
-    """Send the due notifications of one game (``game_id``), of several (``game_ids``, published in one task
-    by the web process's publisher thread under load) or of every game (neither), queued after a write
-    commits. Returns how many emails went out; a second run sends none (each row is sent once)."""
+    """Send the due notifications of one game (``game_id``), of several (``game_ids``: tasks queued by
+    versions before issue 13 batched games) or of every game (neither), queued after a write commits.
+
+    Returns:
+        How many emails went out; a second run sends none (each row is sent once).
+    """
     if game_ids:
         return sum(notify_send.outbox_flush(game_id=g) for g in game_ids)
     return notify_send.outbox_flush(game_id=game_id)

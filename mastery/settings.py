@@ -237,12 +237,17 @@ CELERY_BEAT_SCHEDULE = {
     "deadline-sweep": {"task": "games.tasks.deadline_sweep", "schedule": float(DEADLINE_SWEEP_INTERVAL)},
     "outbox-sweep": {"task": "games.tasks.outbox_sweep", "schedule": float(OUTBOX_SWEEP_INTERVAL)},
 }
-#: Seconds the web process's publisher thread waits after a commit before publishing one
-#: ``notifications_send`` task for every game that committed meanwhile (games.services.outbox._Publisher).
-OUTBOX_PUBLISH_LINGER = env_int("OUTBOX_PUBLISH_LINGER_MS", 200) / 1000
 # Redis redelivers a task a killed worker had taken after this many seconds (acks_late); the outbox sweep
 # sends its rows within a minute anyway.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
+# A request publishes its notification task after commit (games.services.outbox.enqueue_send): a Redis that
+# hangs costs it at most these seconds, then the outbox sweep sends the rows (kombu's Redis transport
+# options ``socket_connect_timeout`` and ``socket_timeout``).
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600),
+    "socket_connect_timeout": 1.0,
+    "socket_timeout": 2.0,
+    "max_retries": 0,  # a publish tries to connect once (kombu retries for ever by default)
+}
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 # A publish that fails (Redis down) gives up at once instead of retrying inside a request: the outbox
 # sweep sends the rows once Redis is back.

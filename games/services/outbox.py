@@ -9,9 +9,6 @@ This module only touches models (no views, no email), so :mod:`games.services` c
 from __future__ import annotations
 
 import logging
-import queue
-import threading
-import time
 from collections.abc import Collection, Iterable
 from datetime import datetime, timedelta
 from functools import partial
@@ -182,76 +179,22 @@ def queue_write(
 
 
 def enqueue_send(game_id: int | None) -> None:
-    """Ask a worker to send the game's due notifications (called after commit).
+    """Publish one ``notifications_send`` task for ``game_id`` (``None``: every game). Called after commit
+    (``transaction.on_commit``), so a worker never looks for rows that are not there yet.
 
-    With a broker, the publish happens on a background thread of this process (:class:`_Publisher`), so it
-    adds nothing to the request that committed; eagerly (the embedded default) it runs here. If the broker
-    is down, or the process dies first, the rows stay pending and the minute's outbox sweep sends them;
-    a failure is logged, never raised into the request that caused it."""
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        _publish([game_id])
-    else:
-        _PUBLISHER.put(game_id)
+    The task is looked up by name in the Celery app's registry, so an eager app (the embedded default) runs
+    it here. Never raises: if the broker is down, or the process dies first, the rows stay pending and the
+    minute's outbox sweep sends them; the failure is logged.
+    """
+    try:
+        current_app.signature(SEND_TASK, kwargs={"game_id": game_id}).delay()
+    except Exception:
+        log.warning("could not enqueue notifications of game %s; the outbox sweep will send them", game_id)
 
 
 #: The Celery task that sends a game's due notifications (``games.tasks.notifications_send``), named rather
 #: than imported: the tasks are an entry point above the services (architecture §1).
 SEND_TASK = "games.tasks.notifications_send"
-
-
-def _publish(game_ids: list[int | None]) -> None:
-    """Publish one ``notifications_send`` task for ``game_ids`` (one game: ``game_id``; several: ``game_ids``;
-    ``[None]``: every game). The task is looked up by name in the Celery app's registry, so an eager app
-    (the embedded default) runs it here. Never raises: a broker failure is logged and the outbox sweep sends
-    later."""
-    kwargs: dict[str, Any] = {"game_id": game_ids[0]} if len(game_ids) == 1 else {"game_ids": game_ids}
-    try:
-        current_app.signature(SEND_TASK, kwargs=kwargs).delay()
-    except Exception:
-        log.warning("could not enqueue notifications of games %s; the outbox sweep will send them", game_ids)
-
-
-class _Publisher:
-    """A daemon thread that publishes ``notifications_send`` tasks for the games handed to it.
-
-    After the first hand-over it waits ``OUTBOX_PUBLISH_LINGER`` seconds (default 0.2 s) and then publishes
-    one task for every game handed over meanwhile, each game once (one task sends all of a game's due
-    rows). A publish costs the web process about 0.75 ms of CPU; under load one task covers many submits.
-    """
-
-    def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[int | None] = queue.SimpleQueue()
-        self._waiting: set[int | None] = set()
-        self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-
-    def put(self, game_id: int | None) -> None:
-        """Hand ``game_id`` over for publishing (returns at once)."""
-        with self._lock:
-            if game_id in self._waiting:
-                return
-            self._waiting.add(game_id)
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._run, name="notification-publisher", daemon=True)
-                self._thread.start()
-        self._queue.put(game_id)
-
-    def _run(self) -> None:
-        while True:
-            batch = [self._queue.get()]
-            time.sleep(settings.OUTBOX_PUBLISH_LINGER)
-            while True:
-                try:
-                    batch.append(self._queue.get_nowait())
-                except queue.Empty:
-                    break
-            with self._lock:
-                self._waiting.difference_update(batch)
-            # ``None`` (every game) covers the rest of the batch.
-            _publish([None] if None in batch else batch)
-
-
-_PUBLISHER = _Publisher()
 
 
 def reminders_queue(*, now: datetime) -> int:

@@ -1,81 +1,74 @@
-"""issue 4 "Enqueuing notifications adds no more than 2 ms to a submit": with a broker, the task publish
-runs on a background thread of the web process, so the request that committed never waits for Redis."""
+"""Publishing the send task (architecture §1: "``transaction.on_commit`` enqueues the tasks"; issue 13:
+``on_commit(task.delay)`` plus the outbox sweep, no publisher thread)."""
 
 from __future__ import annotations
 
-import threading
-import time
+from typing import Any
 
 import pytest
+from django.db import transaction
 
 from games import tasks
+from games.models import Game, Notification
 from games.notify import send as notify_send
 from games.services import outbox
 
 from .conftest import as_apply_async
 
 
-def test_publishing_happens_off_the_request_thread_once_per_waiting_game(
-    monkeypatch: pytest.MonkeyPatch, settings: object
+def _capture(monkeypatch: pytest.MonkeyPatch) -> list[int | None]:
+    published: list[int | None] = []
+
+    def record(game_id: int | None = None, game_ids: list[int] | None = None) -> None:
+        published.append(game_id)
+
+    monkeypatch.setattr(tasks.notifications_send, "apply_async", as_apply_async(record))
+    return published
+
+
+def test_a_write_publishes_one_task_after_commit_and_none_when_rolled_back(
+    monkeypatch: pytest.MonkeyPatch,
+    settings: Any,
+    two_player_game: Game,
+    django_capture_on_commit_callbacks: Any,
 ) -> None:
-    setattr(settings, "CELERY_TASK_ALWAYS_EAGER", False)  # noqa: B010 - pytest-django settings fixture
-    release = threading.Event()
-    calls: list[tuple[int | None, str]] = []
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    game = two_player_game
+    published = _capture(monkeypatch)
+    seats = list(game.seats.all())
+    now = game.updated_at
+    args: dict[str, Any] = {"game": game, "seats": seats, "opened": [], "actor": None, "now": now}
 
-    def slow_delay(game_id: int | None = None, game_ids: list[int] | None = None) -> None:
-        release.wait(5)  # a slow broker: the caller must not wait for this
-        ids: list[int | None] = list(game_ids) if game_ids else [game_id]
-        for gid in ids:
-            calls.append((gid, threading.current_thread().name))
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        assert outbox.queue_write(**args, finished=True) == 2
+        assert published == []  # nothing is published before the rows are committed
+    assert len(callbacks) == 1
+    assert published == [game.pk]  # one task for the write, after commit
 
-    monkeypatch.setattr(tasks.notifications_send, "apply_async", as_apply_async(slow_delay))
-    started = time.perf_counter()
-    for game_id in (7, 7, 7, 8):
-        outbox.enqueue_send(game_id)
-    assert time.perf_counter() - started < 0.5  # returned at once although the broker blocks
-    release.set()
-    deadline = time.time() + 5
-    while len(calls) < 2 and time.time() < deadline:
-        time.sleep(0.01)
-    time.sleep(0.05)
-    assert {c[0] for c in calls} == {7, 8}
-    # The hand-overs arrive within the publisher's linger (or while it is blocked in the first publish), so
-    # repeated 7s find a 7 already waiting and are skipped (one task sends all of a game's due rows).
-    assert len(calls) <= 3
-    assert all(name == "notification-publisher" for _gid, name in calls)
+    before = Notification.objects.count()
+    with (
+        django_capture_on_commit_callbacks(execute=True) as callbacks,
+        pytest.raises(RuntimeError),
+        transaction.atomic(),
+    ):
+        outbox.queue_write(**args, started=True)
+        raise RuntimeError("the write fails")
+    assert callbacks == []
+    assert published == [game.pk]  # a rolled-back write publishes nothing ...
+    assert Notification.objects.count() == before  # ... and leaves no rows
 
 
 def test_a_broker_failure_is_logged_and_never_raised(
-    monkeypatch: pytest.MonkeyPatch, settings: object
+    monkeypatch: pytest.MonkeyPatch, settings: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    setattr(settings, "CELERY_TASK_ALWAYS_EAGER", True)  # noqa: B010
+    settings.CELERY_TASK_ALWAYS_EAGER = False
 
-    def broken(game_id: int | None) -> None:
+    def broken(game_id: int | None = None, game_ids: list[int] | None = None) -> None:
         raise ConnectionError("redis is down")
 
     monkeypatch.setattr(tasks.notifications_send, "apply_async", as_apply_async(broken))
     outbox.enqueue_send(3)  # must not raise: the outbox sweep sends the rows later
-
-
-def test_games_committed_within_the_linger_share_one_task(
-    monkeypatch: pytest.MonkeyPatch, settings: object
-) -> None:
-    """Under load one task covers every game that committed within ``OUTBOX_PUBLISH_LINGER``, each once."""
-    setattr(settings, "CELERY_TASK_ALWAYS_EAGER", False)  # noqa: B010
-    setattr(settings, "OUTBOX_PUBLISH_LINGER", 0.2)  # noqa: B010
-    published: list[tuple[int | None, tuple[int, ...]]] = []
-    done = threading.Event()
-
-    def record(game_id: int | None = None, game_ids: list[int] | None = None) -> None:
-        published.append((game_id, tuple(game_ids or ())))
-        done.set()
-
-    monkeypatch.setattr(tasks.notifications_send, "apply_async", as_apply_async(record))
-    publisher = outbox._Publisher()
-    for game_id in (11, 12, 11, 13):
-        publisher.put(game_id)
-    assert done.wait(5)
-    assert published == [(None, (11, 12, 13))]
+    assert "outbox sweep will send them" in caplog.text
 
 
 def test_the_task_sends_each_listed_game(monkeypatch: pytest.MonkeyPatch) -> None:
