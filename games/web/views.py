@@ -9,6 +9,7 @@ result) and polls ``/games/<id>/poll/?seq=N`` (204 while nothing changed). Every
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
@@ -333,31 +334,60 @@ def _refused(request: HttpRequest, game: Game | int, status: int, message: str) 
 # ------------------------------------------------------------------------------------------------------
 
 
-def _lobby_action(
-    request: HttpRequest, game_id: int, done: str, call: Any, *, away: bool = False
-) -> HttpResponse:
-    """Run a service ``call``; show its refusal on the table, or ``done`` on the table (or, with
-    ``away``, on "My games" — for actions after which the table is no longer the user's)."""
+@dataclass(frozen=True)
+class LobbyAction:
+    """A lobby POST (``games/urls.py`` names it): the service it calls and what the player sees after.
+
+    Attributes:
+        service: the name of a :mod:`games.services` function taking keyword-only ``game_id`` and ``user``
+            (looked up at call time).
+        done: the success message.
+        away: after it the table is no longer the user's, so the redirect goes to "My games".
+        token: the action takes the invite token of a private table from the form (joining).
+    """
+
+    service: str
+    done: Any
+    away: bool = False
+    token: bool = False
+
+
+#: Every lobby action by its URL name (each redirects back to the table with a message).
+LOBBY_ACTIONS: dict[str, LobbyAction] = {
+    "join": LobbyAction("seat_join", _lazy("You joined the table."), token=True),
+    "leave": LobbyAction("seat_leave", _lazy("You left the table."), away=True),
+    "fill_bots": LobbyAction("seats_fill_with_bots", _lazy("Bots took the empty seats.")),
+    "start": LobbyAction("game_start", _lazy("The game has started.")),
+    "cancel": LobbyAction("game_cancel", _lazy("The table was cancelled."), away=True),
+    "back": LobbyAction("seat_return", _lazy("Welcome back: your seat is yours again.")),
+}
+
+
+def _lobby_run(request: HttpRequest, game: Game, spec: LobbyAction) -> HttpResponse:
+    """Run ``spec``'s service for the user; show its refusal, or ``spec.done``, on the table (or, with
+    ``spec.away``, on "My games")."""
     try:
-        call()
+        getattr(services, spec.service)(game_id=game.pk, user=_user(request))
     except services.ServiceError as exc:
         messages.error(request, service_message(exc))
-        return redirect("games:detail", game_id=game_id)
-    messages.success(request, done)
-    return redirect("games:my_games") if away else redirect("games:detail", game_id=game_id)
+        return redirect("games:detail", game_id=game.pk)
+    messages.success(request, str(spec.done))
+    return redirect("games:my_games") if spec.away else redirect("games:detail", game_id=game.pk)
 
 
 @login_required
 @require_POST
-def join(request: HttpRequest, game_id: int) -> HttpResponse:
-    """Take a free seat (private tables need the invite token)."""
-    game = _load(request, game_id, request.POST.get("token"))
-    return _lobby_action(
-        request,
-        game.pk,
-        _("You joined the table."),
-        lambda: services.seat_join(game_id=game.pk, user=_user(request)),
-    )
+def lobby_action(request: HttpRequest, game_id: int, action: str) -> HttpResponse:
+    """POST one of :data:`LOBBY_ACTIONS`: join a free seat (a private table needs its invite token), leave
+    before the start, fill the empty seats with bots, start or cancel the table (creator only), or "I'm
+    back" (take the seat back from the bot that played it while the player was absent).
+
+    Raises:
+        Http404: no such game, or a private game the user may not see (``action`` comes from the URLconf).
+    """
+    spec = LOBBY_ACTIONS[action]
+    game = _load(request, game_id, request.POST.get("token") if spec.token else None)
+    return _lobby_run(request, game, spec)
 
 
 @login_required
@@ -366,84 +396,12 @@ def invite(request: HttpRequest, game_id: int, token: str) -> HttpResponse:
     """The invite link of a private table: GET shows the table with a join button; POST joins."""
     game = _load(request, game_id, token)
     if request.method == "POST":
-        return _lobby_action(
-            request,
-            game.pk,
-            _("You joined the table."),
-            lambda: services.seat_join(game_id=game.pk, user=_user(request)),
-        )
+        return _lobby_run(request, game, LOBBY_ACTIONS["join"])
     if game.status != Game.Status.LOBBY:
         if _is_htmx(request):
             return HttpResponseClientRedirect(reverse("games:detail", args=[game.pk]))
         return redirect("games:detail", game_id=game.pk)
     return _lobby(request, game, token=token)
-
-
-@login_required
-@require_POST
-def leave(request: HttpRequest, game_id: int) -> HttpResponse:
-    """Leave a table before the start."""
-    game = _load(request, game_id)
-    return _lobby_action(
-        request,
-        game.pk,
-        _("You left the table."),
-        lambda: services.seat_leave(game_id=game.pk, user=_user(request)),
-        away=True,
-    )
-
-
-@login_required
-@require_POST
-def fill_bots(request: HttpRequest, game_id: int) -> HttpResponse:
-    """Fill every empty seat with a bot (creator only)."""
-    game = _load(request, game_id)
-    return _lobby_action(
-        request,
-        game.pk,
-        _("Bots took the empty seats."),
-        lambda: services.seats_fill_with_bots(game_id=game.pk, user=_user(request)),
-    )
-
-
-@login_required
-@require_POST
-def start(request: HttpRequest, game_id: int) -> HttpResponse:
-    """Start a full table (creator only): random seat order and first player."""
-    game = _load(request, game_id)
-    return _lobby_action(
-        request,
-        game.pk,
-        _("The game has started."),
-        lambda: services.game_start(game_id=game.pk, user=_user(request)),
-    )
-
-
-@login_required
-@require_POST
-def cancel(request: HttpRequest, game_id: int) -> HttpResponse:
-    """Cancel an unstarted table (creator only)."""
-    game = _load(request, game_id)
-    return _lobby_action(
-        request,
-        game.pk,
-        _("The table was cancelled."),
-        lambda: services.game_cancel(game_id=game.pk, user=_user(request)),
-        away=True,
-    )
-
-
-@login_required
-@require_POST
-def back(request: HttpRequest, game_id: int) -> HttpResponse:
-    """ "I'm back": take the seat back from the bot that played it while the player was absent."""
-    game = _load(request, game_id)
-    return _lobby_action(
-        request,
-        game.pk,
-        _("Welcome back: your seat is yours again."),
-        lambda: services.seat_return(game_id=game.pk, user=_user(request)),
-    )
 
 
 _LINK_ERRORS: dict[str, tuple[int, Any]] = {
