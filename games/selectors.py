@@ -74,9 +74,28 @@ def game_get(game_id: int) -> Game | None:
     return game_load(game_id)
 
 
+def visible_games(viewer: User | Any, *, via: str = "") -> Q:
+    """The one home of who may look at which game (issue 12), as a filter: public games are open to everyone
+    (spectators included), a private game only to its seated players.
+
+    Args:
+        viewer: a user or ``AnonymousUser``.
+        via: the lookup prefix from the filtered model to its game (``"game__"`` for seats), or ``""`` to
+            filter games.
+
+    Returns:
+        A ``Q`` for ``QuerySet.filter``. :func:`visible_to` is the same rule on a loaded game, plus the
+        invite token a private table's link carries.
+    """
+    visible = Q(**{f"{via}private": False})
+    if getattr(viewer, "is_authenticated", False):
+        visible |= Q(**{f"{via}seats__user": viewer})
+    return visible
+
+
 def visible_to(game: Game, user: User | Any, invite_token: str | None = None) -> bool:
-    """Whether ``user`` may look at ``game``: public games are open to everyone (spectators included);
-    a private game only to its seated players or a holder of its invite token."""
+    """Whether ``user`` may look at ``game``: :func:`visible_games` evaluated on a loaded game (its seats are
+    prefetched, so no query), or the holder of a private table's invite token."""
     return not game.private or seat_of(game, user) is not None or invite_token == game.invite_token
 
 
@@ -84,10 +103,7 @@ def visible_seq(game_id: int, user: User | Any) -> int | None:
     """The ``seq`` of the game if ``user`` may look at it (:func:`visible_to` without an invite token), in
     one query; ``None`` both when there is no such game and when it is private and ``user`` has no seat in
     it, so a caller cannot tell the two apart (issue 12)."""
-    visible = Q(private=False)
-    if getattr(user, "is_authenticated", False):
-        visible |= Q(seats__user=user)
-    return Game.objects.filter(visible, pk=game_id).values_list("seq", flat=True).first()
+    return Game.objects.filter(visible_games(user), pk=game_id).values_list("seq", flat=True).first()
 
 
 def seat_of(game: Game, user: User | Any) -> int | None:
@@ -341,9 +357,7 @@ def player_profile(user: User, viewer: User | Any) -> PlayerProfile:
         for c in RatingChange.objects.filter(user=user, pool="all").order_by("created_at", "pk")
     ]
     seats = Seat.objects.filter(user=user).select_related("game")
-    visible = Q(game__private=False)
-    if getattr(viewer, "is_authenticated", False):
-        visible |= Q(game__seats__user=viewer)
+    visible = visible_games(viewer, via="game__")
     games = [s.game for s in seats.filter(visible).distinct().order_by("-game__updated_at")[:200]]
     finished_seats = Seat.objects.filter(user=user, game__status=Game.Status.FINISHED)
     mine = Seat.objects.filter(user=user, game_id=OuterRef("game_id"), number=OuterRef("seat"))
@@ -373,9 +387,10 @@ def archive(
     imported seat's name; never an email address, issue 12), an optional rule, or rated only; private
     games only for their players."""
     games = Game.objects.filter(status=Game.Status.FINISHED)
-    visible = Q(private=False, imported=False)
+    # Imported games (guest seats only, never private) show only to whoever imported them.
+    visible = visible_games(viewer) & Q(imported=False)
     if getattr(viewer, "is_authenticated", False):
-        visible |= Q(seats__user=viewer) | Q(imported=True, created_by=viewer)
+        visible |= Q(imported=True, created_by=viewer)
     games = games.filter(visible)
     if players:
         games = games.filter(players=players)
