@@ -6,6 +6,8 @@ from typing import Any
 
 from django import template
 
+from games.engine import ActionType
+
 register = template.Library()
 
 
@@ -50,3 +52,14 @@ def signed(value: Any) -> str:
 def pip_x(index: int, count: int) -> float:
     """Horizontal offset of VP pip ``index`` of ``count`` pips centred on 0 (8 units apart)."""
     return (int(index) - (int(count) - 1) / 2) * 8
+
+
+@register.filter
+def action_type(name: str) -> str:
+    """The engine action type named ``name`` (an :class:`~games.engine.ActionType` member name), so a
+    decision form posts ``value="{{ "END_TURN"|action_type }}"`` instead of spelling the type.
+
+    Raises:
+        KeyError: no such member: a misspelt name fails the page instead of posting an unknown action.
+    """
+    return ActionType[name].value

@@ -22,9 +22,8 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import get_language, ngettext
+from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -354,12 +353,12 @@ class LobbyAction:
 
 #: Every lobby action by its URL name (each redirects back to the table with a message).
 LOBBY_ACTIONS: dict[str, LobbyAction] = {
-    "join": LobbyAction("seat_join", _lazy("You joined the table."), token=True),
-    "leave": LobbyAction("seat_leave", _lazy("You left the table."), away=True),
-    "fill_bots": LobbyAction("seats_fill_with_bots", _lazy("Bots took the empty seats.")),
-    "start": LobbyAction("game_start", _lazy("The game has started.")),
-    "cancel": LobbyAction("game_cancel", _lazy("The table was cancelled."), away=True),
-    "back": LobbyAction("seat_return", _lazy("Welcome back: your seat is yours again.")),
+    "join": LobbyAction("seat_join", gettext_lazy("You joined the table."), token=True),
+    "leave": LobbyAction("seat_leave", gettext_lazy("You left the table."), away=True),
+    "fill_bots": LobbyAction("seats_fill_with_bots", gettext_lazy("Bots took the empty seats.")),
+    "start": LobbyAction("game_start", gettext_lazy("The game has started.")),
+    "cancel": LobbyAction("game_cancel", gettext_lazy("The table was cancelled."), away=True),
+    "back": LobbyAction("seat_return", gettext_lazy("Welcome back: your seat is yours again.")),
 }
 
 
@@ -405,9 +404,9 @@ def invite(request: HttpRequest, game_id: int, token: str) -> HttpResponse:
 
 
 _LINK_ERRORS: dict[str, tuple[int, Any]] = {
-    "invalid": (400, _lazy("This link is not valid. Open the game to decide there.")),
-    "expired": (410, _lazy("This link has expired. Open the game to decide there.")),
-    "used": (410, _lazy("This link has already been used; it acts only once.")),
+    "invalid": (400, gettext_lazy("This link is not valid. Open the game to decide there.")),
+    "expired": (410, gettext_lazy("This link has expired. Open the game to decide there.")),
+    "used": (410, gettext_lazy("This link has already been used; it acts only once.")),
 }
 
 
