@@ -1,0 +1,1 @@
+"""Benchmarks (not tests): engine speed, web load, email latency (docs/performance.md)."""

@@ -233,6 +233,7 @@ def bench_latency(stack: Any, actions: int, interval: float, games: int, warmup:
 
 
 def main() -> None:
+    """Run the benchmark (options: ``--help``), print a summary and write ``var/bench/email_latency.json``."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--actions", type=int, default=200)
     parser.add_argument("--interval", type=float, default=0.1, help="seconds between submits (0: burst)")

@@ -1,0 +1,1 @@
+"""Developer tools: the translation catalogue compiler and the rules-coverage report."""
