@@ -114,25 +114,56 @@ def seat_leave(*, game_id: int, user: User) -> None:
             raise Conflict("you have no seat here")
 
 
+def _creator_lobby(game_id: int, user: User | None, *, not_creator: str, started: str) -> Game:
+    """Lock a lobby for an act only its creator may take (inside the caller's transaction).
+
+    Args:
+        user: the acting user (``None``: the system, which may act for the creator).
+        not_creator / started: the refusals (messages of :mod:`games.messages`).
+
+    Raises:
+        NotFound: no such game. Forbidden: ``user`` is not the creator. Conflict: the game has started.
+    """
+    game = lock_game(game_id)
+    if user is not None and game.created_by_id != user.pk:
+        raise Forbidden(not_creator)
+    if game.status != Game.Status.LOBBY:
+        raise Conflict(started)
+    return game
+
+
 def game_cancel(*, game_id: int, user: User) -> None:
-    """Delete an unstarted lobby (creator only)."""
+    """Delete an unstarted lobby (creator only).
+
+    Raises:
+        NotFound, Forbidden (not the creator), Conflict (started).
+    """
     with transaction.atomic():
-        game = lock_game(game_id)
-        if game.created_by_id != user.pk:
-            raise Forbidden("only the creator can cancel this game")
-        if game.status != Game.Status.LOBBY:
-            raise Conflict("a started game cannot be cancelled")
+        game = _creator_lobby(
+            game_id,
+            user,
+            not_creator="only the creator can cancel this game",
+            started="a started game cannot be cancelled",
+        )
         game.delete()
 
 
 def seats_fill_with_bots(*, game_id: int, user: User) -> int:
-    """Fill every empty seat of a lobby with a bot (creator only); returns how many bots were added."""
+    """Fill every empty seat of a lobby with a bot (creator only).
+
+    Returns:
+        How many bots were added.
+
+    Raises:
+        NotFound, Forbidden (not the creator), Conflict (started).
+    """
     with transaction.atomic():
-        game = lock_game(game_id)
-        if game.created_by_id != user.pk:
-            raise Forbidden("only the creator can add bots")
-        if game.status != Game.Status.LOBBY:
-            raise Conflict("this game has already started")
+        game = _creator_lobby(
+            game_id,
+            user,
+            not_creator="only the creator can add bots",
+            started="this game has already started",
+        )
         seats = list(game.seats.all())
         added = 0
         while len(seats) < game.players:
@@ -153,11 +184,12 @@ def game_start(*, game_id: int, user: User | None, seed: int | None = None) -> G
         Forbidden: not the creator. Conflict: not a full lobby.
     """
     with transaction.atomic():
-        game = lock_game(game_id)
-        if user is not None and game.created_by_id != user.pk:
-            raise Forbidden("only the creator can start the game")
-        if game.status != Game.Status.LOBBY:
-            raise Conflict("this game has already started")
+        game = _creator_lobby(
+            game_id,
+            user,
+            not_creator="only the creator can start the game",
+            started="this game has already started",
+        )
         seats = list(game.seats.select_related("user"))
         if len(seats) != game.players:
             raise Conflict("every seat must be filled (invite players or add bots)")
