@@ -49,7 +49,7 @@ class GameView:
     game: Game
     seats: list[Seat]
     seat: int | None
-    view: dict[str, Any] | None
+    view: engine.View | None
     legal: list[dict[str, Any]] = field(default_factory=list)
     my_prompts: list[dict[str, Any]] = field(default_factory=list)
     waiting_for: list[str] = field(default_factory=list)
@@ -140,7 +140,7 @@ def game_view(game: Game, user: User | Any, *, with_log: bool = True) -> GameVie
     return result
 
 
-def _places(view: dict[str, Any]) -> dict[str, str]:
+def _places(view: engine.View) -> dict[str, str]:
     """Position id -> tile name, for the log's words."""
     return {t["id"]: t["name"] for t in view["map"] if "name" in t}
 

@@ -7,7 +7,7 @@ Public API (architecture §2)::
     transition = apply(state, seat, action)       # -> Transition(state, events)
     pending(state) -> list[Prompt]                # who must decide now, with timeout actions
     legal_actions(state, seat) -> list[Action]
-    view_for(state, viewer) / redact_event(event, viewer)
+    view_for(state, viewer) -> View / redact_event(event, viewer)   # typed views: view_types
     replay(setup, actions) -> state
     to_dict(state) / from_dict(data) / state_hash(state)
 """
@@ -32,23 +32,61 @@ from .rules import (
 )
 from .state import GameState, canonical_json, from_dict, state_hash, to_dict
 from .view import public_summary, redact_event, view_for
+from .view_types import (
+    ArtefactView,
+    BattleSideView,
+    BattleView,
+    CardView,
+    ChoiceView,
+    ConflictView,
+    ContentView,
+    ControlView,
+    DiscardedCardView,
+    PlayerView,
+    PromptView,
+    PublicSummary,
+    ScorePart,
+    TableCardView,
+    TileView,
+    VictoryView,
+    View,
+    WindowView,
+)
 
 __all__ = [
     "OPTION_DEFAULTS",
     "RECORD_FORMAT",
     "Action",
     "ActionType",
+    "ArtefactView",
+    "BattleSideView",
+    "BattleView",
     "Board",
+    "CardView",
+    "ChoiceView",
+    "ConflictView",
     "Content",
     "ContentError",
+    "ContentView",
+    "ControlView",
+    "DiscardedCardView",
     "ErrorCode",
     "GameState",
     "IllegalAction",
     "InvalidActionPayload",
+    "PlayerView",
     "Prompt",
     "PromptKind",
+    "PromptView",
+    "PublicSummary",
     "ReplayError",
+    "ScorePart",
+    "TableCardView",
+    "TileView",
     "Transition",
+    "VictoryView",
+    "View",
+    "WindowView",
     "advance_targets",
     "apply",
     "canonical_json",

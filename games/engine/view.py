@@ -25,11 +25,28 @@ from .rules import (
     victory_points,
 )
 from .state import NO_CARD, UNCHOSEN, GameState, Player
+from .view_types import (
+    ArtefactView,
+    BattleSideView,
+    BattleView,
+    CardView,
+    ChoiceView,
+    ConflictView,
+    DiscardedCardView,
+    PlayerView,
+    PublicSummary,
+    ScorePart,
+    TableCardView,
+    TileView,
+    VictoryView,
+    View,
+    WindowView,
+)
 
 Viewer = int | None
 
 
-def card_view(state: GameState, seat: int, card: int) -> dict[str, Any]:
+def card_view(state: GameState, seat: int, card: int) -> CardView:
     """Public description of card ``card`` of ``seat``: id, name, kind, value (``"d6"`` for Ambush)."""
     cdef = state.content.cards[card]
     value: int | str | None = "d6" if cdef.ambush else cdef.value
@@ -45,20 +62,20 @@ def redact_event(event: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
     return out
 
 
-def _battle_view(state: GameState, viewer: Viewer) -> dict[str, Any] | None:
+def _battle_view(state: GameState, viewer: Viewer) -> BattleView | None:
     b = state.battle
     if b is None:
         return None
-    sides = []
+    sides: list[BattleSideView] = []
     for side, seat in enumerate((b.attacker, b.defender)):
         chosen = b.conflict[side]
-        conflict: dict[str, Any] = {"chosen": chosen != UNCHOSEN}
+        conflict: ConflictView = {"chosen": chosen != UNCHOSEN}
         if b.revealed:
             conflict["card"] = None if chosen == NO_CARD else card_view(state, seat, chosen)
             conflict["value"] = b.conflict_values[side]
         elif viewer == seat and chosen >= 0:
             conflict["card"] = card_view(state, seat, chosen)  # my own face-down card
-        parts: list[dict[str, Any]] = [{"source": "knights", "value": knight_part(state, b, side)}]
+        parts: list[ScorePart] = [{"source": "knights", "value": knight_part(state, b, side)}]
         parts += [
             {"source": str(m[0]), "value": int(m[1])}
             for m in b.mods[side]
@@ -70,7 +87,7 @@ def _battle_view(state: GameState, viewer: Viewer) -> dict[str, Any] | None:
                 "knights": b.att_knights
                 if side == 0
                 else (state.players[seat].castle if b.castle else state.knights[b.pos]),
-                "score": sum(int(p["value"]) for p in parts),
+                "score": sum(p["value"] for p in parts),
                 "parts": parts,
                 "conflict": conflict,
             }
@@ -87,7 +104,7 @@ def _battle_view(state: GameState, viewer: Viewer) -> dict[str, Any] | None:
         "margin": b.margin if b.winner >= 0 else None,
         "flipped": b.flipped,
         "table": [
-            card_view(state, seat, c) | {"seat": seat}
+            TableCardView(**card_view(state, seat, c), seat=seat)
             for seat, c in b.table
             if state.content.cards[c].kind == "support"
         ],
@@ -112,48 +129,56 @@ _STEP_OF_STAGE = {
 }
 
 
-def _map_view(state: GameState) -> list[dict[str, Any]]:
+def _map_view(state: GameState) -> list[TileView]:
     """Per position: id, q, r, kind; territories add tile, name, VP (R14, R117), capacity (R12), owner,
     knights, supplied (R48) and disputed; castles add seat, name, colour, knights and disputed."""
     c = state.content
     board = state.board
     sup = [supplied(state, p.seat) for p in state.players]
     disputed = state.battle.pos if state.battle is not None else -1
-    tiles = []
+    tiles: list[TileView] = []
     for i, kind in enumerate(board.kinds):
         q, r = board.coords[i]
-        entry: dict[str, Any] = {"id": board.pos_id(i), "q": q, "r": r, "kind": kind}
+        entry: TileView = {"id": board.pos_id(i), "q": q, "r": r, "kind": kind}
         if kind == "territory":
             ttype = c.territory_types[state.tiles[i]]
             owner = state.owner[i]
-            entry.update(
-                tile=ttype.id,
-                name=ttype.name,
-                vp=territory_vp(state, i),
-                capacity=capacity(state, i),
-                owner=owner if owner >= 0 else None,
-                knights=state.knights[i],
-                supplied=owner >= 0 and i in sup[owner],
-                disputed=i == disputed,
-            )
+            entry["tile"] = ttype.id
+            entry["name"] = ttype.name
+            entry["vp"] = territory_vp(state, i)
+            entry["capacity"] = capacity(state, i)
+            entry["owner"] = owner if owner >= 0 else None
+            entry["knights"] = state.knights[i]
+            entry["supplied"] = owner >= 0 and i in sup[owner]
+            entry["disputed"] = i == disputed
         elif kind == "castle":
             seat = board.castle_of_seat.index(i)
-            entry.update(
-                seat=seat,
-                name=c.castles[seat % len(c.castles)]["name"],
-                colour=c.castles[seat % len(c.castles)]["colour"],
-                knights=state.players[seat].castle,
-                disputed=i == disputed,
-            )
+            entry["seat"] = seat
+            entry["name"] = c.castles[seat % len(c.castles)]["name"]
+            entry["colour"] = c.castles[seat % len(c.castles)]["colour"]
+            entry["knights"] = state.players[seat].castle
+            entry["disputed"] = i == disputed
         tiles.append(entry)
     return tiles
 
 
-def _player_view(state: GameState, p: Player, viewer: Viewer, vp: int) -> dict[str, Any]:
+def _player_view(state: GameState, p: Player, viewer: Viewer, vp: int) -> PlayerView:
     """One seat's public facts (dice R16, ``vp`` in VP, piles, artefacts, team); ``hand`` for the viewer."""
     c = state.content
     used = dice_in_use(state, p.seat)
-    pv: dict[str, Any] = {
+    artefacts: list[ArtefactView] = [
+        {
+            "id": a.id,
+            "name": c.artefacts[a.id].name,
+            "type": c.artefacts[a.id].type,
+            "ability": c.artefacts[a.id].ability,
+            "trigger": c.artefacts[a.id].trigger,
+            "face_up": a.face_up,
+            "destroyed_on": a.destroyed_on or None,
+        }
+        for a in p.artefacts
+    ]
+    pv: PlayerView = {
         "seat": p.seat,
         "castle": c.castles[p.seat % len(c.castles)]["name"],
         "colour": c.castles[p.seat % len(c.castles)]["colour"],
@@ -166,21 +191,10 @@ def _player_view(state: GameState, p: Player, viewer: Viewer, vp: int) -> dict[s
         "hand_size": len(p.hand),
         "deck_size": len(p.deck),
         "discard": [
-            card_view(state, p.seat, card) | {"turn": t}
+            DiscardedCardView(**card_view(state, p.seat, card), turn=t)
             for card, t in zip(p.discard, p.discard_turns, strict=True)
         ],
-        "artefacts": [
-            {
-                "id": a.id,
-                "name": c.artefacts[a.id].name,
-                "type": c.artefacts[a.id].type,
-                "ability": c.artefacts[a.id].ability,
-                "trigger": c.artefacts[a.id].trigger,
-                "face_up": a.face_up,
-                "destroyed_on": a.destroyed_on or None,
-            }
-            for a in p.artefacts
-        ],
+        "artefacts": artefacts,
         "team": p.team if p.team >= 0 else None,
     }
     if viewer == p.seat:
@@ -188,13 +202,13 @@ def _player_view(state: GameState, p: Player, viewer: Viewer, vp: int) -> dict[s
     return pv
 
 
-def _window_view(state: GameState, viewer: Viewer) -> dict[str, Any] | None:
+def _window_view(state: GameState, viewer: Viewer) -> WindowView | None:
     """The open response window (R37): kind, opener, targets, who is still asked, whether the viewer
     answered; a crown window shows the announced use without an Order card."""
     w = state.window
     if w is None:
         return None
-    window = {
+    window: WindowView = {
         "kind": w.kind,
         "opener": w.opener,
         "targets": list(w.targets),
@@ -206,12 +220,12 @@ def _window_view(state: GameState, viewer: Viewer) -> dict[str, Any] | None:
     return window
 
 
-def _choice_view(state: GameState, viewer: Viewer) -> dict[str, Any] | None:
+def _choice_view(state: GameState, viewer: Viewer) -> ChoiceView | None:
     """The pending choice; the looked-at cards only for the seat deciding (R41, R95)."""
     ch = state.choice
     if ch is None:
         return None
-    choice: dict[str, Any] = {"seat": ch.seat, "kind": ch.kind, "source": ch.source}
+    choice: ChoiceView = {"seat": ch.seat, "kind": ch.kind, "source": ch.source}
     if viewer == ch.seat and ch.cards:
         owner = ch.target if ch.kind == PromptKind.PROSPERITY else ch.seat
         choice["cards"] = [card_view(state, owner, card) for card in ch.cards]
@@ -222,7 +236,7 @@ def _choice_view(state: GameState, viewer: Viewer) -> dict[str, Any] | None:
     return choice
 
 
-def _victory_view(state: GameState) -> dict[str, Any]:
+def _victory_view(state: GameState) -> VictoryView:
     """VP needed to win: per team size under Allegiance (R109), else per player (R103, R117)."""
     c = state.content
     if option(state, "allegiance"):
@@ -230,7 +244,7 @@ def _victory_view(state: GameState) -> dict[str, Any]:
     return {"player": c.n("skirmish_victory_vp" if option(state, "skirmish") else "victory_vp")}
 
 
-def view_for(state: GameState, viewer: Viewer) -> dict[str, Any]:
+def view_for(state: GameState, viewer: Viewer) -> View:
     """Return the JSON-safe view of ``state`` for seat ``viewer`` (``None`` = spectator) (R95, R97).
 
     Shape: ``turn``, ``active``, ``phase``, ``winners``, ``options``, ``content``, ``map`` (per position:
@@ -265,7 +279,7 @@ def view_for(state: GameState, viewer: Viewer) -> dict[str, Any]:
     }
 
 
-def public_summary(state: GameState) -> dict[str, Any]:
+def public_summary(state: GameState) -> PublicSummary:
     """Compact public summary (used by the CLI): turn, phase, winners, per-seat VP, control, castles."""
     vp = victory_points(state)
     board = state.board

@@ -10,7 +10,6 @@ import logging
 import zoneinfo
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -24,6 +23,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from accounts.models import User
+from games import engine
 from games.actions_ui import EMAIL_LINKS, link_for_prompt, timeout_text
 from games.engine import PromptKind
 from games.log import artefact_name
@@ -73,10 +73,11 @@ def _when(user: User, at: datetime, now: datetime) -> str:
     return _("%(when)s — overdue") % {"when": text}
 
 
-def _place(view: dict[str, Any], pos: str) -> str:
+def _place(view: engine.View, pos: str) -> str:
+    """The name of position ``pos`` on the recipient's map (its id when it has none)."""
     for tile in view["map"]:
         if tile["id"] == pos:
-            return str(tile.get("name") or pos)
+            return tile.get("name") or pos
     return pos
 
 
@@ -109,7 +110,9 @@ def content_for(n: Notification, user: User, now: datetime, prompt: Prompt | Non
 
 def _body(n: Notification, gv: GameView, title: str) -> EmailContent:
     """Subject, headline and details of ``n`` by its kind, from the recipient's view ``gv``."""
-    view = gv.view or {}
+    view = gv.view
+    if view is None:  # games are only mailed about once they have started
+        return EmailContent(title, title)
     prompt_kind = str(n.data.get("prompt_kind", ""))
     if n.kind == Notification.Kind.REMINDER:
         c = EmailContent(
@@ -143,11 +146,12 @@ def _timed_out(n: Notification, title: str) -> EmailContent:
     return c
 
 
-def _started(gv: GameView, view: dict[str, Any], title: str) -> EmailContent:
+def _started(gv: GameView, view: engine.View, title: str) -> EmailContent:
+    """The email that a game has started: the recipient's castle, the turn order and who goes first."""
     names = gv.names
     me = view["players"][gv.seat] if gv.seat is not None else None
-    first = int(view.get("active", 0))
-    count = len(view.get("players", []))
+    first = view["active"]
+    count = len(view["players"])
     order = ", ".join(names.get((first + k) % count, "?") for k in range(count))
     c = EmailContent(
         _("“%(title)s” has started") % {"title": title},
@@ -156,12 +160,13 @@ def _started(gv: GameView, view: dict[str, Any], title: str) -> EmailContent:
     if me is not None:
         c.details.append(_("You hold %(castle)s.") % {"castle": me["castle"]})
     c.details.append(_("Turn order: %(order)s.") % {"order": order})
-    c.details.append(_("%(who)s goes first.") % {"who": names.get(view.get("active", 0), "?")})
+    c.details.append(_("%(who)s goes first.") % {"who": names.get(first, "?")})
     return c
 
 
-def _finished(gv: GameView, view: dict[str, Any], title: str) -> EmailContent:
-    winners = ", ".join(gv.names.get(w, "?") for w in view.get("winners", []))
+def _finished(gv: GameView, view: engine.View, title: str) -> EmailContent:
+    """The email that a game is over: the winners and the recipient's place and VP."""
+    winners = ", ".join(gv.names.get(w, "?") for w in view["winners"])
     c = EmailContent(
         _("“%(title)s” is over") % {"title": title},
         _("“%(title)s” is over. Winner: %(winners)s.") % {"title": title, "winners": winners},
@@ -176,8 +181,9 @@ def _finished(gv: GameView, view: dict[str, Any], title: str) -> EmailContent:
 
 
 def _decision(
-    kind: str, prompt_kind: str, title: str, view: dict[str, Any], names: dict[int, str], seat: int | None
+    kind: str, prompt_kind: str, title: str, view: engine.View, names: dict[int, str], seat: int | None
 ) -> EmailContent:
+    """The email asking for a decision: its subject by ``kind`` and what it is about."""
     subjects: dict[str, str] = {
         Notification.Kind.TURN: _("Your turn in “%(title)s”"),
         Notification.Kind.CONFLICT: _("Battle in “%(title)s”: choose your conflict card"),
@@ -197,12 +203,12 @@ def _decision(
 
 
 def _decision_details(
-    prompt_kind: str, view: dict[str, Any], names: dict[int, str], seat: int | None
+    prompt_kind: str, view: engine.View, names: dict[int, str], seat: int | None
 ) -> list[str]:
     """Sentences that say what the decision is about, from the recipient's view only."""
     out: list[str] = []
-    battle = view.get("battle")
-    window = view.get("window")
+    battle = view["battle"]
+    window = view["window"]
     if prompt_kind == PromptKind.RESPONSE and window is not None:
         arts = ", ".join(artefact_name(t) for t in window["targets"])
         out.append(
@@ -210,7 +216,7 @@ def _decision_details(
             % {"who": names.get(window["opener"], "?"), "artefacts": arts}
         )
         # with the option fracture_prompts="holders" only the holders of Fracture are asked
-        if view.get("options", {}).get("fracture_prompts") != "holders":
+        if view["options"].get("fracture_prompts") != "holders":
             out.append(_("Every seated player is asked, whatever their hand."))
     elif battle is not None and prompt_kind in (PromptKind.CONFLICT, PromptKind.SUPPORT):
         att, dfd = battle["attacker"], battle["defender"]
@@ -232,7 +238,7 @@ def _decision_details(
             out.append(_("Choose your conflict card face down."))
         else:
             out.append(_("Play support cards or pass."))
-    elif prompt_kind in TURN_PROMPT_KINDS and seat is not None and view.get("players"):
+    elif prompt_kind in TURN_PROMPT_KINDS and seat is not None and view["players"]:
         me = view["players"][seat]
         leader = max(view["players"], key=lambda p: p["vp"])
         out.append(

@@ -505,9 +505,11 @@ def test_r68_conflict_cards_are_face_down_until_both_chose() -> None:
     ev = play.of("conflict_chosen")[0]
     assert "card" not in ev and ev["private"] == {str(DEF): {"card": card}}
     assert [p.seat for p in pending(st)] == [ATT]
-    seen = view_for(st, ATT)["battle"]["defender"]["conflict"]
-    assert seen == {"chosen": True}
-    assert view_for(st, DEF)["battle"]["defender"]["conflict"]["card"]["id"] == card
+    attacker_sees, defender_sees = view_for(st, ATT)["battle"], view_for(st, DEF)["battle"]
+    assert attacker_sees is not None and defender_sees is not None
+    assert attacker_sees["defender"]["conflict"] == {"chosen": True}
+    own = defender_sees["defender"]["conflict"].get("card")
+    assert own is not None and own["id"] == card
     play.conflict("audacious_charge", None)
     rev = play.of("conflict_revealed")[0]
     assert rev["values"] == [4, 3] and rev["scores"] == [8, 6]

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from games.engine import (
+    ChoiceView,
     ErrorCode,
     GameState,
     IllegalAction,
@@ -737,15 +738,22 @@ def test_looks_are_private_to_the_looker() -> None:
     s = board()
     set_artefacts(s, 0, ["crown_insight"])
     c = crown(s)
-    assert "cards" in view_for(c, 0)["choice"]
-    assert "cards" not in view_for(c, 1)["choice"]
+    assert "cards" in _choice(c, 0)
+    assert "cards" not in _choice(c, 1)
     s = board()
     set_artefacts(s, 0, ["crown_prosperity"])
     c = crown(s, {"player": 1})
-    seen = view_for(c, 0)["choice"]["cards"]
+    seen = _choice(c, 0)["cards"]
     assert [x["id"] for x in seen] == [cid(1, c.players[1].deck[-1])]
-    assert "cards" not in view_for(c, 1)["choice"]
-    assert "cards" not in view_for(c, None)["choice"]
+    assert "cards" not in _choice(c, 1)
+    assert "cards" not in _choice(c, None)
+
+
+def _choice(state: GameState, viewer: int | None) -> ChoiceView:
+    """The pending choice as ``viewer`` sees it (the test's position has one)."""
+    choice = view_for(state, viewer)["choice"]
+    assert choice is not None
+    return choice
 
 
 def test_battle_draw_reshuffles_an_empty_deck() -> None:

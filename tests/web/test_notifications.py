@@ -990,9 +990,8 @@ def _hidden_from(state: engine.GameState, viewer: int, public_names: set[str]) -
     b = view["battle"]
     if b is not None:
         visible |= {c["name"] for c in b["table"]}
-        visible |= {
-            s["conflict"]["card"]["name"] for s in (b["attacker"], b["defender"]) if s["conflict"].get("card")
-        }
+        shown = (s["conflict"].get("card") for s in (b["attacker"], b["defender"]))
+        visible |= {card["name"] for card in shown if card is not None}
     visible |= public_names
     ids: set[str] = set()
     names: set[str] = set()

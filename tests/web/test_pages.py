@@ -291,8 +291,8 @@ def test_game_page_for_each_seat_and_a_spectator(duel: Game, alice: User, bob: U
             assert "Your hand" in page
             gv = game_view(fresh, user)
             assert gv.view is not None
-            for card in gv.view["players"][viewer]["hand"]:
-                assert card["name"] in page
+            for held in gv.view["players"][viewer]["hand"]:
+                assert held["name"] in page
 
 
 def test_board_svg_labels_every_tile(duel: Game, alice: User) -> None:

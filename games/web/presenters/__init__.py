@@ -18,6 +18,7 @@ from typing import Any
 
 from django.utils.translation import get_language
 
+from games import engine
 from games.engine import ActionType
 from games.log import artefact_name, place_name
 from games.models import Game
@@ -63,18 +64,18 @@ __all__ = [
 ]
 
 
-def _localize_names(view: dict[str, Any]) -> None:
+def _localize_names(view: engine.View) -> None:
     """Give tiles and artefacts of a freshly built view their names in the active language (the content's
     ``name_ko`` in Korean; the other languages keep the printed English names, content.md §5), so the map,
     the panels and the log (``games.log``) name things alike."""
     if not (get_language() or "").startswith("ko"):
         return
     for tile in view["map"]:
-        if "name" in tile and tile.get("kind") == "territory":
-            tile["name"] = place_name(str(tile["name"]))
+        if "name" in tile and tile["kind"] == "territory":
+            tile["name"] = place_name(tile["name"])
     for player in view["players"]:
         for art in player["artefacts"]:
-            art["name"] = artefact_name(str(art["id"]))
+            art["name"] = artefact_name(art["id"])
 
 
 class PageModel:
@@ -94,14 +95,13 @@ class PageModel:
         _localize_names(gv.view)
         self.gv = gv
         self.now = now
-        self.view: dict[str, Any] = gv.view
+        self.view: engine.View = gv.view
         #: Seat number -> public name.
         self.names = gv.names
         #: The viewer's own player entry of the view (``None`` for a spectator).
-        self.me: dict[str, Any] | None = self.view["players"][gv.seat] if gv.seat is not None else None
+        self.me: engine.PlayerView | None = self.view["players"][gv.seat] if gv.seat is not None else None
         self.my_style = seat_style(self.view, gv.seat) if gv.seat is not None else None
-        active = self.view.get("active")
-        self.active_name = self.names.get(int(active), "?") if active is not None else ""
+        self.active_name = self.names.get(self.view["active"], "?")
         self.finished = gv.game.status == Game.Status.FINISHED
 
     @cached_property
@@ -136,7 +136,8 @@ class PageModel:
     @cached_property
     def hand(self) -> list[dict[str, Any]]:
         """The viewer's hand, each card with its label."""
-        return [c | {"label": card_label(c)} for c in (self.me or {}).get("hand", [])]
+        hand = self.me.get("hand", []) if self.me is not None else []
+        return [{**c, "label": card_label(c)} for c in hand]
 
     @cached_property
     def status(self) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from games import engine
 from games.engine import ActionType
 from games.selectors import GameView
 from games.web.presenters.common import actions_by_type, seat_style
@@ -27,7 +28,7 @@ def _hex_points(x: float, y: float, size: float) -> str:
     return " ".join(pts)
 
 
-def _centre(pos: dict[str, Any]) -> tuple[float, float]:
+def _centre(pos: engine.TileView) -> tuple[float, float]:
     """The SVG centre of a map position from its axial ``q``, ``r``."""
     q, r = int(pos["q"]), int(pos["r"])
     return HEX_SIZE * math.sqrt(3) * (q + r / 2), HEX_SIZE * 1.5 * r
@@ -88,7 +89,7 @@ class _Picks:
 
 
 def _tile(
-    gv: GameView, pos: dict[str, Any], names: dict[int, str], tile_texts: dict[str, str], picks: _Picks
+    gv: GameView, pos: engine.TileView, names: dict[int, str], tile_texts: dict[str, str], picks: _Picks
 ) -> dict[str, Any]:
     """The map entry of one position (a lake, a castle or a territory)."""
     view = gv.view
@@ -113,20 +114,20 @@ def _tile(
         _castle(tile, gv, pos, names, picks)
     else:
         _territory(tile, view, pos, names, tile_texts, picks)
-    battle = view.get("battle")
+    battle = view["battle"]
     if tile["disputed"] and battle is not None:
         attacker = battle["attacker"]
         tile["attacker"] = {
-            "style": seat_style(view, int(attacker["seat"])),
+            "style": seat_style(view, attacker["seat"]),
             "knights": attacker["knights"],
         }
     return tile
 
 
 def _castle(
-    tile: dict[str, Any], gv: GameView, pos: dict[str, Any], names: dict[int, str], picks: _Picks
+    tile: dict[str, Any], gv: GameView, pos: engine.TileView, names: dict[int, str], picks: _Picks
 ) -> None:
-    seat = int(pos["seat"])
+    seat = pos["seat"]
     tile.update(
         name=pos["name"],
         seat=seat,
@@ -144,8 +145,8 @@ def _castle(
 
 def _territory(
     tile: dict[str, Any],
-    view: dict[str, Any],
-    pos: dict[str, Any],
+    view: engine.View,
+    pos: engine.TileView,
     names: dict[int, str],
     tile_texts: dict[str, str],
     picks: _Picks,
@@ -159,7 +160,7 @@ def _territory(
         pips=range(int(pos["vp"] or 0)),
         capacity=capacity if capacity != DEFAULT_CAPACITY else None,
         owner=owner,
-        style=seat_style(view, int(owner)) if owner is not None else None,
+        style=seat_style(view, owner) if owner is not None else None,
         knights=pos["knights"],
         unsupplied=owner is not None and not pos.get("supplied"),
         pickable=pos["id"] in picks.redistribution or pos["id"] in picks.targets,
@@ -169,7 +170,7 @@ def _territory(
     tile["label"] = _territory_label(tile, pos, capacity, names)
 
 
-def _territory_label(tile: dict[str, Any], pos: dict[str, Any], capacity: int, names: dict[int, str]) -> str:
+def _territory_label(tile: dict[str, Any], pos: engine.TileView, capacity: int, names: dict[int, str]) -> str:
     """The screen-reader label of a territory: name, VP, capacity, owner, supply, dispute, target, text."""
     owner = pos.get("owner")
     parts = [f"{pos['name']} ({pos['id']})", _("%(vp)s VP") % {"vp": pos["vp"]}]

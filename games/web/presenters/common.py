@@ -25,7 +25,7 @@ SEAT_COLOURS: dict[str, tuple[str, str]] = {
 SEAT_PATTERNS = ("diagonal", "dots", "horizontal", "crosshatch", "vertical", "checks")
 
 
-def seat_style(view: dict[str, Any] | None, seat: int) -> dict[str, Any]:
+def seat_style(view: engine.View | None, seat: int) -> dict[str, Any]:
     """Colour, tint, pattern id and initial of ``seat`` (the initial is its castle's, unique per seat).
 
     Args:
@@ -75,11 +75,11 @@ def actions_by_type(legal: list[dict[str, Any]]) -> dict[str, list[dict[str, Any
     return dict(groups)
 
 
-def card_label(card: dict[str, Any]) -> str:
+def card_label(card: engine.CardView) -> str:
     """The label of a card: "War Banner (+2)", "Ambush (d6)", "Shield Wall (3)" or "Fracture"."""
-    value = card.get("value")
+    value = card["value"]
     if value is None:
-        return str(card["name"])
-    if card.get("kind") == "support":
+        return card["name"]
+    if card["kind"] == "support":
         return f"{card['name']} (+{value})"
     return f"{card['name']} ({value})"

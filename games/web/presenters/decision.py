@@ -14,6 +14,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from games import engine
 from games.actions_ui import ACTION_KINDS, FormShape
 from games.engine import ActionType, PromptKind
 from games.selectors import GameView
@@ -44,25 +45,25 @@ class _Context:
     """What the form builders read: the viewer's ``view``, seat ``me`` (``None``: spectator), ``names``
     (seat -> name) and ``hand`` (card id -> card of the viewer's hand)."""
 
-    view: dict[str, Any]
+    view: engine.View
     me: int | None
     names: dict[int, str]
-    hand: dict[str, dict[str, Any]]
+    hand: dict[str, engine.CardView]
 
     def name(self, seat: Any) -> str:
         """The name of a seat number (``"?"`` when unknown)."""
         return self.names.get(int(seat), "?")
 
 
-def _artefact_owner(view: dict[str, Any], art_id: str) -> tuple[int | None, str]:
+def _artefact_owner(view: engine.View, art_id: str) -> tuple[int | None, str]:
     for p in view["players"]:
         for a in p["artefacts"]:
             if a["id"] == art_id:
-                return int(p["seat"]), str(a["name"])
+                return p["seat"], a["name"]
     return None, art_id
 
 
-def _location_label(view: dict[str, Any], seat: int | None, loc: str) -> str:
+def _location_label(view: engine.View, seat: int | None, loc: str) -> str:
     if loc == "castle":
         knights = view["players"][seat]["castle_knights"] if seat is not None else 0
         return _("Castle (%(n)s knights)") % {"n": knights}
@@ -122,7 +123,7 @@ def _crown_form(ctx: _Context, uses: list[dict[str, Any]]) -> Any:
         discard = {c["id"]: c for c in view["players"][me]["discard"]} if me is not None else {}
         form["mode"] = "card"
         form["options"] = [
-            {"value": u["card"], "label": card_label(discard.get(str(u["card"]), {"name": u["card"]}))}
+            {"value": u["card"], "label": _card_label_or_id(discard.get(str(u["card"])), str(u["card"]))}
             for u in uses
             if "card" in u
         ]
@@ -144,23 +145,30 @@ def _redistribute_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
     }
 
 
+def _card_label_or_id(card: engine.CardView | None, card_id: str) -> str:
+    """The label of ``card``, or its id when the viewer cannot see it."""
+    return card_id if card is None else card_label(card)
+
+
 def _advance_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
     best: dict[str, int] = {}
     for a in actions:
         best[str(a["to"])] = max(best.get(str(a["to"]), 0), int(a["knights"]))
     options = []
     for to, most in best.items():
-        tile: dict[str, Any] = next((t for t in ctx.view["map"] if t["id"] == to), {})
-        owner = tile.get("owner")
+        tile = next((t for t in ctx.view["map"] if t["id"] == to), None)
+        owner = tile.get("owner") if tile is not None else None
+        castle = tile is not None and tile["kind"] == "castle"
         who = ctx.name(owner) if owner is not None else _("uncontrolled")
-        if tile.get("kind") == "castle":
+        if tile is not None and castle:
             who = ctx.name(tile.get("seat", -1))
+        name = tile.get("name", to) if tile is not None else to
         options.append(
             {
                 "value": to,
-                "label": f"{tile.get('name', to)} {to} — {who}",
+                "label": f"{name} {to} — {who}",
                 "max": most,
-                "battle": owner is not None or tile.get("kind") == "castle",
+                "battle": owner is not None or castle,
             }
         )
     return {"options": options, "max": max(best.values())}
@@ -168,12 +176,12 @@ def _advance_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
 
 def _respond_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
     view = ctx.view
-    window = view.get("window") or {}
+    window = view["window"]
     targets = _unique(t for a in actions for t in a["fracture"])
     return {
-        "kind": window.get("kind"),
-        "opener": ctx.name(window["opener"]) if window.get("opener") is not None else "",
-        "window_targets": [_artefact_owner(view, str(t))[1] for t in window.get("targets", [])],
+        "kind": window["kind"] if window is not None else None,
+        "opener": ctx.name(window["opener"]) if window is not None else "",
+        "window_targets": [_artefact_owner(view, t)[1] for t in window["targets"]] if window else [],
         "options": [
             {
                 "value": t,
@@ -185,9 +193,10 @@ def _respond_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
     }
 
 
-def _card(ctx: _Context, card_id: Any) -> dict[str, Any]:
+def _card(ctx: _Context, card_id: Any) -> engine.CardView | dict[str, Any]:
     """The viewer's card of that id, or a stand-in named by the id."""
-    return ctx.hand.get(str(card_id), {"id": card_id, "name": card_id})
+    card = ctx.hand.get(str(card_id))
+    return card if card is not None else {"id": card_id, "name": card_id}
 
 
 def _conflict_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
@@ -203,22 +212,27 @@ def _discard_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
 
 
 def _insight_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
-    look = (ctx.view.get("choice") or {}).get("cards") or []
+    choice = ctx.view["choice"]
+    look = choice.get("cards", []) if choice is not None else []
     return {"cards": look, "positions": list(range(len(look)))}
 
 
 def _prosperity_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
-    choice = ctx.view.get("choice") or {}
+    choice = ctx.view["choice"]
+    if choice is None:
+        return {"cards": [], "target": ""}
     target = choice.get("target")
-    return {"cards": choice.get("cards") or [], "target": ctx.name(target) if target is not None else ""}
+    return {"cards": choice.get("cards", []), "target": ctx.name(target) if target is not None else ""}
 
 
 def _fear_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
-    battle = ctx.view.get("battle") or {}
+    battle = ctx.view["battle"]
     rival = None
-    for role, other in (("attacker", "defender"), ("defender", "attacker")):
-        if battle.get(role, {}).get("seat") == ctx.me:
-            rival = battle.get(other, {}).get("knights")
+    if battle is not None:
+        sides = (battle["attacker"], battle["defender"])
+        for mine, theirs in (sides, sides[::-1]):
+            if mine["seat"] == ctx.me:
+                rival = theirs["knights"]
     return {"rival_knights": rival}
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from games import engine
 from games.models import Game
 from games.selectors import GameView
 from games.web.presenters.common import seat_style
@@ -52,52 +53,55 @@ def players_model(gv: GameView, names: dict[int, str], art_texts: dict[str, str]
     team."""
     view = gv.view
     assert view is not None
-    victory = view.get("victory", {})
+    victory = view["victory"]
     teams: dict[int, list[int]] = defaultdict(list)
     for p in view["players"]:
-        if p.get("team") is not None:
-            teams[int(p["team"])].append(int(p["seat"]))
+        if p["team"] is not None:
+            teams[p["team"]].append(p["seat"])
     bots = {s.number for s in gv.seats if s.is_bot}
     out: list[dict[str, Any]] = []
     for p in view["players"]:
-        seat = int(p["seat"])
-        item = dict(p)
+        seat = p["seat"]
+        item: dict[str, Any] = dict(p)
         item.pop("hand", None)  # the hand is shown in its own panel, to its owner only
         item["name"] = names.get(seat, "?")
         item["style"] = seat_style(view, seat)
         item["is_me"] = seat == gv.seat
         item["is_bot"] = seat in bots
-        item["is_active"] = seat == view.get("active") and not view.get("winners")
-        threshold = int(victory.get("player") or 0)
-        if p.get("team") is not None:
-            members = teams[int(p["team"])]
-            team_vp = sum(int(view["players"][m]["vp"]) for m in members)
-            team_threshold = int(victory.get("team", {}).get(str(len(members)), 0))
+        item["is_active"] = seat == view["active"] and not view["winners"]
+        threshold = victory.get("player") or 0
+        if p["team"] is not None:
+            members = teams[p["team"]]
+            team_vp = sum(view["players"][m]["vp"] for m in members)
+            team_threshold = victory.get("team", {}).get(str(len(members)), 0)
             item["team_info"] = {
-                "number": int(p["team"]) + 1,
+                "number": p["team"] + 1,
                 "mates": [names.get(m, "?") for m in members if m != seat],
                 "vp": team_vp,
                 "threshold": team_threshold,
                 "pct": min(100, round(100 * team_vp / team_threshold)) if team_threshold else 0,
             }
         item["threshold"] = threshold
-        item["pct"] = min(100, round(100 * int(p["vp"]) / threshold)) if threshold else 0
-        item["artefacts"] = [a | {"text": art_texts.get(str(a["id"]), "")} for a in p["artefacts"]]
+        item["pct"] = min(100, round(100 * p["vp"] / threshold)) if threshold else 0
+        item["artefacts"] = [{**a, "text": art_texts.get(a["id"], "")} for a in p["artefacts"]]
         item["discard"] = list(reversed(p["discard"]))  # newest first
         out.append(item)
     return out
 
 
-def _current_turn_steps(view: dict[str, Any]) -> set[int]:
-    phase = view.get("phase")
+def _current_turn_steps(view: engine.View) -> set[int]:
+    """The rulebook's turn steps (1–9, R26) the game is at: a battle is step 6, a manoeuvre steps 4–5, a
+    crown's use or a choice steps 3 and 8, the free part of the turn steps 2, 3, 7 and 8."""
+    phase = view["phase"]
+    window = view["window"]
     if phase == "over":
         return set()
-    if view.get("battle") is not None:
+    if view["battle"] is not None:
         return {6}
     if phase == "manoeuvre":
         return {4, 5}
     if phase in ("vitality", "choice") or (
-        phase == "response" and (view.get("window") or {}).get("kind") == "crown"
+        phase == "response" and window is not None and window["kind"] == "crown"
     ):
         return {3, 8}
     return {2, 3, 7, 8}
@@ -115,18 +119,17 @@ def status_model(gv: GameView, names: dict[int, str]) -> dict[str, Any]:
     assert view is not None
     current = _current_turn_steps(view)
     steps = [{"n": i + 1, "name": name, "current": i + 1 in current} for i, name in enumerate(TURN_STEPS)]
-    battle = view.get("battle")
-    active = view.get("active")
+    battle = view["battle"]
     return {
-        "turn": view.get("turn"),
-        "active_name": names.get(int(active), "?") if active is not None else "",
+        "turn": view["turn"],
+        "active_name": names.get(view["active"], "?"),
         "steps": steps,
         "battle": _battle_model(gv, battle, names) if battle is not None else None,
-        "manoeuvres_left": view.get("manoeuvres_left"),
+        "manoeuvres_left": view["manoeuvres_left"],
     }
 
 
-def _battle_model(gv: GameView, battle: dict[str, Any], names: dict[int, str]) -> dict[str, Any]:
+def _battle_model(gv: GameView, battle: engine.BattleView, names: dict[int, str]) -> dict[str, Any]:
     """The battle under way: position, steps, both sides, support turn, result and cards on the table."""
     view = gv.view
     assert view is not None
@@ -134,24 +137,34 @@ def _battle_model(gv: GameView, battle: dict[str, Any], names: dict[int, str]) -
     return {
         "pos": battle["pos"],
         "tile": tile.get("name") if tile else battle["pos"],
-        "castle": battle.get("castle"),
+        "castle": battle["castle"],
         "step": battle["step"],
         "steps": [
             {"n": i + 1, "name": name, "current": i + 1 == battle["step"], "done": i + 1 < battle["step"]}
             for i, name in enumerate(BATTLE_STEPS)
         ],
-        "sides": [_battle_side(gv, battle, role, names) for role in ("attacker", "defender")],
-        "support_turn": names.get(battle["support_turn"]) if battle.get("support_turn") is not None else None,
-        "winner": names.get(battle["winner"]) if battle.get("winner") is not None else None,
-        "margin": battle.get("margin"),
-        "table": [c | {"who": names.get(int(c["seat"]), "?")} for c in battle.get("table", [])],
+        "sides": [
+            _battle_side(gv, battle["attacker"], "attacker", names),
+            _battle_side(gv, battle["defender"], "defender", names),
+        ],
+        "support_turn": _name_or_none(names, battle["support_turn"]),
+        "winner": _name_or_none(names, battle["winner"]),
+        "margin": battle["margin"],
+        "table": [{**c, "who": names.get(c["seat"], "?")} for c in battle["table"]],
     }
 
 
-def _battle_side(gv: GameView, battle: dict[str, Any], role: str, names: dict[int, str]) -> dict[str, Any]:
-    """One side of a battle (``"attacker"`` or ``"defender"``): who, knights, score parts, conflict card."""
-    side = battle[role]
-    seat = int(side["seat"])
+def _name_or_none(names: dict[int, str], seat: int | None) -> str | None:
+    """The public name of ``seat`` (``None`` when there is no seat, or no such name)."""
+    return None if seat is None else names.get(seat)
+
+
+def _battle_side(
+    gv: GameView, side: engine.BattleSideView, role: str, names: dict[int, str]
+) -> dict[str, Any]:
+    """One ``side`` of a battle (``role``: ``"attacker"`` or ``"defender"``): who, knights, score parts,
+    conflict card."""
+    seat = side["seat"]
     conflict = side["conflict"]
     return {
         "role": role,
@@ -160,10 +173,8 @@ def _battle_side(gv: GameView, battle: dict[str, Any], role: str, names: dict[in
         "style": seat_style(gv.view, seat),
         "knights": side["knights"],
         "score": side["score"],
-        "parts": [
-            {"label": _part_label(str(p["source"]), names), "value": p["value"]} for p in side["parts"]
-        ],
-        "chosen": bool(conflict.get("chosen")),
+        "parts": [{"label": _part_label(p["source"], names), "value": p["value"]} for p in side["parts"]],
+        "chosen": conflict["chosen"],
         "card": conflict.get("card"),
         "value": conflict.get("value"),
         "revealed": "value" in conflict,
