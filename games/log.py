@@ -100,7 +100,11 @@ def describe(ev: dict[str, Any], names: dict[int, str], places: dict[str, str] |
     """
     if places is not None and isinstance(ev.get("pos"), str):
         ev = {**ev, "pos": place_name(places.get(ev["pos"], ev["pos"]))}
-    describer = _DESCRIBERS.get(str(ev.get("type")))
+    try:
+        event_type = engine.EventType(str(ev.get("type")))
+    except ValueError:  # an event type this version does not know (an older or newer record)
+        return ""
+    describer = _DESCRIBERS.get(event_type)
     return describer(ev, names) if describer is not None else ""
 
 
@@ -324,37 +328,37 @@ def _fear_choice(ev: dict[str, Any], names: dict[int, str]) -> str:
 
 
 #: Event type -> its sentence (a describer returns ``""`` when the event is not worth a line).
-_DESCRIBERS: dict[str, Callable[[dict[str, Any], dict[int, str]], str]] = {
-    "turn_started": _turn_started,
-    "knights_gained": _knights_gained,
-    "card_played": _card_played,
-    "draw": _draw,
-    "discard": _discard,
-    "reshuffle": _reshuffle,
-    "artefact_destroyed": _artefact_destroyed,
-    "artefact_restored": _artefact_restored,
-    "redistributed": _redistributed,
-    "advanced": _advanced,
-    "conquered": _conquered,
-    "battle_started": _battle_started,
-    "arena": _arena,
-    "window_opened": _window_opened,
-    "crown_announced": _crown_announced,
-    "crown_negated": _crown_negated,
-    "artefact_applied": _artefact_applied,
-    "conflict_chosen": _conflict_chosen,
-    "conflict_revealed": _conflict_revealed,
-    "support_played": _support_played,
-    "support_passed": _support_passed,
-    "battle_result": _battle_result,
-    "knights_lost": _knights_lost,
-    "retreat": _retreat,
-    "mayhem": _mayhem,
-    "mayhem_flip": _mayhem_flip,
-    "cut_throat": _cut_throat,
-    "game_over": _game_over,
-    "castle_conquered": _castle_conquered,
-    "first_player": _first_player,
-    "card_returned": _card_returned,
-    "fear_choice": _fear_choice,
+_DESCRIBERS: dict[engine.EventType, Callable[[dict[str, Any], dict[int, str]], str]] = {
+    engine.EventType.TURN_STARTED: _turn_started,
+    engine.EventType.KNIGHTS_GAINED: _knights_gained,
+    engine.EventType.CARD_PLAYED: _card_played,
+    engine.EventType.DRAW: _draw,
+    engine.EventType.DISCARD: _discard,
+    engine.EventType.RESHUFFLE: _reshuffle,
+    engine.EventType.ARTEFACT_DESTROYED: _artefact_destroyed,
+    engine.EventType.ARTEFACT_RESTORED: _artefact_restored,
+    engine.EventType.REDISTRIBUTED: _redistributed,
+    engine.EventType.ADVANCED: _advanced,
+    engine.EventType.CONQUERED: _conquered,
+    engine.EventType.BATTLE_STARTED: _battle_started,
+    engine.EventType.ARENA: _arena,
+    engine.EventType.WINDOW_OPENED: _window_opened,
+    engine.EventType.CROWN_ANNOUNCED: _crown_announced,
+    engine.EventType.CROWN_NEGATED: _crown_negated,
+    engine.EventType.ARTEFACT_APPLIED: _artefact_applied,
+    engine.EventType.CONFLICT_CHOSEN: _conflict_chosen,
+    engine.EventType.CONFLICT_REVEALED: _conflict_revealed,
+    engine.EventType.SUPPORT_PLAYED: _support_played,
+    engine.EventType.SUPPORT_PASSED: _support_passed,
+    engine.EventType.BATTLE_RESULT: _battle_result,
+    engine.EventType.KNIGHTS_LOST: _knights_lost,
+    engine.EventType.RETREAT: _retreat,
+    engine.EventType.MAYHEM: _mayhem,
+    engine.EventType.MAYHEM_FLIP: _mayhem_flip,
+    engine.EventType.CUT_THROAT: _cut_throat,
+    engine.EventType.GAME_OVER: _game_over,
+    engine.EventType.CASTLE_CONQUERED: _castle_conquered,
+    engine.EventType.FIRST_PLAYER: _first_player,
+    engine.EventType.CARD_RETURNED: _card_returned,
+    engine.EventType.FEAR_CHOICE: _fear_choice,
 }

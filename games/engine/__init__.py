@@ -15,7 +15,7 @@ Public API (architecture §2)::
 from .actions import Action, card_id, parse_action
 from .content import Board, Content, load_board, load_content
 from .errors import ContentError, ErrorCode, IllegalAction, InvalidActionPayload
-from .kinds import ActionType, PromptKind
+from .kinds import ActionType, EventType, PromptKind
 from .prompts import Prompt, legal_actions, pending
 from .record import RECORD_FORMAT, ReplayError, make_record, replay
 from .rules import (
@@ -71,6 +71,7 @@ __all__ = [
     "ControlView",
     "DiscardedCardView",
     "ErrorCode",
+    "EventType",
     "GameState",
     "IllegalAction",
     "InvalidActionPayload",

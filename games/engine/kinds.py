@@ -1,6 +1,6 @@
 """Enumerations shared by the engine and its callers (architecture §2 "Actions").
 
-Both are :class:`enum.StrEnum`, so a member equals, hashes, formats and serialises to JSON exactly like
+All are :class:`enum.StrEnum`, so a member equals, hashes, formats and serialises to JSON exactly like
 its string value: ``ActionType.END_TURN == "end_turn"`` and ``json.dumps(PromptKind.TURN) == '"turn"'``.
 Callers (the Django side) import these instead of spelling the strings.
 """
@@ -46,3 +46,54 @@ class PromptKind(StrEnum):
     INSIGHT_ORDER = "insight_order"  # Crown of Insight (R41)
     PROSPERITY = "prosperity"  # Crown of Prosperity (R41)
     FEAR = "fear"  # Sceptre of Fear / Vigour (R67, Q3)
+
+
+class EventType(StrEnum):
+    """The ``"type"`` tag of every event an action's transition reports (``Transition.events``; worded for
+    players by ``games.log``, redacted per viewer by ``redact_event``, R95)."""
+
+    SETUP = "setup"  # the game is set up (R18–R25)
+    FIRST_PLAYER = "first_player"  # the first player is drawn (R25)
+    STARTING_KNIGHTS = "starting_knights"  # each castle gets its starting knights (R23, R118)
+    TURN_STARTED = "turn_started"  # a turn begins (R26)
+    KNIGHTS_GAINED = "knights_gained"  # knights added to a castle (R31, R34)
+    TURN_ENDED = "turn_ended"  # a turn ends; destroyed artefacts turn face up (R93)
+    CARD_PLAYED = "card_played"  # a resource card is played (R32–R36)
+    DRAW = "draw"  # cards are drawn (R96, R63; which cards is private to the drawer, R95)
+    DISCARD = "discard"  # a card is discarded (R98, R102)
+    DISCARD_DECLINED = "discard_declined"  # a player may discard and keeps their hand (R102)
+    RESHUFFLE = "reshuffle"  # a discard pile is shuffled into its deck (R99)
+    CARD_RETURNED = "card_returned"  # Crown of Order returns a discarded card to its deck (R41, R101)
+    WINDOW_OPENED = "window_opened"  # a response window opens (R37)
+    WINDOW_ANSWERED = "window_answered"  # a seat answers a response window (R37)
+    WINDOW_CLOSED = "window_closed"  # a response window closes (R37)
+    CROWN_ANNOUNCED = "crown_announced"  # a crown's use is announced (R39, R40)
+    CROWN_NEGATED = "crown_negated"  # a Fracture cancels a crown's use (R36, R40)
+    CROWN_APPLIED = "crown_applied"  # a crown takes effect (R41)
+    INSIGHT_DONE = "insight_done"  # Crown of Insight: the cards go back in the chosen order (R41, R97)
+    PROSPERITY_KEPT = "prosperity_kept"  # Crown of Prosperity: the card stays on top or is discarded (R41)
+    ARTEFACT_APPLIED = "artefact_applied"  # a sceptre or orb takes effect in a battle (R65, R75)
+    ARTEFACT_DESTROYED = "artefact_destroyed"  # a Fracture destroys an artefact (R36, R90)
+    ARTEFACT_RESTORED = "artefact_restored"  # a destroyed artefact turns face up again (R93)
+    REDISTRIBUTED = "redistributed"  # knights are redistributed (R43–R47)
+    REDISTRIBUTION_FINISHED = "redistribution_finished"  # a Crown of Vitality redistribution ends (R41)
+    ADVANCED = "advanced"  # knights advance (R52–R57)
+    ADVANCE_DECLINED = "advance_declined"  # a manoeuvre ends without its advance (R28, R58)
+    CONQUERED = "conquered"  # a territory changes control (R56, R78)
+    BATTLE_STARTED = "battle_started"  # a battle begins (R57, R59)
+    BATTLE_STEP = "battle_step"  # the order of battle moves to its next step (R61)
+    ARENA = "arena"  # the Arena's dice (R85)
+    CONFLICT_CHOSEN = "conflict_chosen"  # a conflict card is chosen face down (R68; the card is private)
+    CONFLICT_REVEALED = "conflict_revealed"  # both conflict cards are revealed (R68)
+    SUPPORT_PLAYED = "support_played"  # support cards are played (R70)
+    SUPPORT_PASSED = "support_passed"  # a seat passes in the support step (R70)
+    BATTLE_RESULT = "battle_result"  # the battle's winner and margin (R73)
+    MAYHEM = "mayhem"  # the Mayhem roll (R119)
+    MAYHEM_FLIP = "mayhem_flip"  # Mayhem flips the result (R119)
+    KNIGHTS_LOST = "knights_lost"  # knights are lost (R17, R76)
+    RETREAT = "retreat"  # the loser's knights retreat (R76)
+    BATTLE_ENDED = "battle_ended"  # the battle is over (R80)
+    CUT_THROAT = "cut_throat"  # Cut-throat removes the knights of a territory without a line of supply (R116)
+    CASTLE_CONQUERED = "castle_conquered"  # a castle is conquered, which wins the game (Castle Siege, R114)
+    GAME_OVER = "game_over"  # the game is won (R103, R109)
+    FEAR_CHOICE = "fear_choice"  # Sceptre of Fear / Vigour used or not (R67, Q3)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .. import actions as A
 from ..errors import ErrorCode, IllegalAction
+from ..kinds import EventType
 from ..state import GameState
 from .battle import start_battle
 from .conquest import conquer
@@ -108,7 +109,7 @@ def h_advance(tx: Tx, actor: int, action: A.Action) -> None:
     s.phase = "window"
     tx.next_serial()
     tx.p(actor).castle -= action.knights
-    tx.emit("advanced", seat=actor, pos=action.to, knights=action.knights)
+    tx.emit(EventType.ADVANCED, seat=actor, pos=action.to, knights=action.knights)
     if s.board.kinds[pos] == "territory" and s.owner[pos] < 0:
         s.owner[pos] = actor
         s.knights[pos] = action.knights
@@ -126,7 +127,7 @@ def h_decline_advance(tx: Tx, actor: int, action: A.Action) -> None:
     require_turn(tx.s, actor, "manoeuvre")
     tx.s.phase = "window"
     tx.next_serial()
-    tx.emit("advance_declined", seat=actor)
+    tx.emit(EventType.ADVANCE_DECLINED, seat=actor)
 
 
 def advance_options(state: GameState, seat: int) -> list[A.Action]:

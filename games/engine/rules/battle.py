@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from .. import actions as A
 from ..errors import ErrorCode, IllegalAction
-from ..kinds import PromptKind
+from ..kinds import EventType, PromptKind
 from ..state import NO_CARD, UNCHOSEN, Battle, Choice, GameState, Window
 from .conquest import conquer
 from .core import (
@@ -79,7 +79,13 @@ def start_battle(tx: Tx, attacker: int, pos: int, knights: int) -> None:
     if is_castle:
         b.substitute[1] = tx.c.n("siege_defender_knights")  # R113
     tx.new_battle(b)
-    tx.emit("battle_started", attacker=attacker, defender=defender, pos=s.board.pos_id(pos), knights=knights)
+    tx.emit(
+        EventType.BATTLE_STARTED,
+        attacker=attacker,
+        defender=defender,
+        pos=s.board.pos_id(pos),
+        knights=knights,
+    )
 
 
 def _artefacts_applying(state: GameState, b: Battle, kind: str) -> list[str]:
@@ -111,7 +117,7 @@ def _lose_in_dispute(tx: Tx, b: Battle, seat: int, count: int, reason: str) -> N
     else:
         lost = min(count, s.knights[b.pos])
         s.knights[b.pos] -= lost
-    tx.emit("knights_lost", seat=seat, pos=s.board.pos_id(b.pos), knights=lost, reason=reason)
+    tx.emit(EventType.KNIGHTS_LOST, seat=seat, pos=s.board.pos_id(b.pos), knights=lost, reason=reason)
 
 
 def _end_battle_over(tx: Tx, b: Battle) -> None:
@@ -148,13 +154,13 @@ def _step_start(tx: Tx, b: Battle) -> bool:
             rolls = [tx.d6(), tx.d6()]
             losses = c.n("arena_losses")
             lose = [rolls[0] <= rolls[1], rolls[1] <= rolls[0]]
-            tx.emit("arena", rolls=rolls, attacker_lost=lose[0], defender_lost=lose[1])
+            tx.emit(EventType.ARENA, rolls=rolls, attacker_lost=lose[0], defender_lost=lose[1])
             for side, seat in enumerate((b.attacker, b.defender)):
                 if lose[side]:
                     _lose_in_dispute(tx, b, seat, losses, "arena")
             if b.att_knights == 0 or s.knights[b.pos] == 0:  # R85, Q4
                 b.stage = "cleanup"
-    tx.emit("battle_step", step=1, scores=_scores(s, b))
+    tx.emit(EventType.BATTLE_STEP, step=1, scores=_scores(s, b))
     return True
 
 
@@ -192,14 +198,14 @@ def _step_sceptres(tx: Tx, b: Battle) -> bool:
         for side, seat in enumerate((b.attacker, b.defender)):
             if not any(c.cards[x].kind == "conflict" for x in s.players[seat].hand):
                 b.conflict[side] = NO_CARD
-        tx.emit("battle_step", step=3, scores=_scores(s, b))
+        tx.emit(EventType.BATTLE_STEP, step=3, scores=_scores(s, b))
         return True
     art_id = b.queue.pop(0)
     owner = artefact_owner(s, art_id)
     side = b.side(owner)
     rival = b.defender if side == 0 else b.attacker
     ability = c.artefacts[art_id].ability
-    tx.emit("artefact_applied", artefact=art_id, owner=owner)
+    tx.emit(EventType.ARTEFACT_APPLIED, artefact=art_id, owner=owner)
     if ability in ("rage", "loyalty"):
         b.mods[side].append([ability, c.n(f"{ability}_bonus")])
     elif ability in ("influence", "defiance"):
@@ -225,7 +231,7 @@ def _step_conflict(tx: Tx, b: Battle) -> bool:
         b.mods[side].append(["conflict", value])
     b.revealed = True
     tx.emit(
-        "conflict_revealed",
+        EventType.CONFLICT_REVEALED,
         cards=[
             None if x == NO_CARD else A.card_id(seat, x)
             for x, seat in zip(b.conflict, (b.attacker, b.defender), strict=True)
@@ -264,7 +270,7 @@ def _step_support(tx: Tx, b: Battle) -> bool:
     while True:
         if b.support_passes >= len(b.support_order) or not any(support_cards):
             b.stage = "result"
-            tx.emit("battle_step", step=5, scores=_scores(s, b))
+            tx.emit(EventType.BATTLE_STEP, step=5, scores=_scores(s, b))
             return True
         if support_cards[b.support_turn]:
             return False
@@ -281,7 +287,7 @@ def _step_result(tx: Tx, b: Battle) -> bool:
         b.winner, b.margin = b.attacker, a - d
     else:
         b.winner, b.margin = b.defender, max(d - a, 1)
-    tx.emit("battle_result", scores=[a, d], winner=b.winner, margin=b.margin)
+    tx.emit(EventType.BATTLE_RESULT, scores=[a, d], winner=b.winner, margin=b.margin)
     b.stage = "mayhem" if option(s, "mayhem") else "orb_window"
     return True
 
@@ -297,7 +303,7 @@ def _step_mayhem(tx: Tx, b: Battle) -> bool:
     ones = rolls.count(1)
     if ones:
         _lose_in_dispute(tx, b, winner, ones, "mayhem")
-    tx.emit("mayhem", seat=winner, rolls=rolls, lost=ones)
+    tx.emit(EventType.MAYHEM, seat=winner, rolls=rolls, lost=ones)
     if before > 0 and before - ones == 0:
         loser = b.defender if winner == b.attacker else b.attacker
         loser_left = b.att_knights if loser == b.attacker else _defender_knights(s, b)
@@ -307,7 +313,7 @@ def _step_mayhem(tx: Tx, b: Battle) -> bool:
             return True
         b.winner = loser
         b.flipped = True
-        tx.emit("mayhem_flip", winner=loser)
+        tx.emit(EventType.MAYHEM_FLIP, winner=loser)
     return True
 
 
@@ -326,7 +332,7 @@ def _step_orbs(tx: Tx, b: Battle) -> bool:
     owner = artefact_owner(s, art_id)
     rival = b.defender if owner == b.attacker else b.attacker
     ability = c.artefacts[art_id].ability
-    tx.emit("artefact_applied", artefact=art_id, owner=owner)
+    tx.emit(EventType.ARTEFACT_APPLIED, artefact=art_id, owner=owner)
     if ability == "brutality":
         _lose_in_dispute(tx, b, rival, c.n("brutality_losses"), "brutality")
     elif ability in ("greed", "resurgence"):
@@ -348,13 +354,13 @@ def _step_losses(tx: Tx, b: Battle) -> bool:
         back = b.att_knights
         b.att_knights = 0
         tx.p(loser).castle += back
-        tx.emit("retreat", seat=loser, knights=back)
+        tx.emit(EventType.RETREAT, seat=loser, knights=back)
     elif not b.castle:
         back = s.knights[b.pos]
         s.knights[b.pos] = 0
         s.owner[b.pos] = -1
         tx.p(loser).castle += back
-        tx.emit("retreat", seat=loser, knights=back)
+        tx.emit(EventType.RETREAT, seat=loser, knights=back)
     b.stage = "conquest"
     return True
 
@@ -371,8 +377,8 @@ def _step_conquest(tx: Tx, b: Battle) -> bool:
         _end_battle_over(tx, b)
         s.winners = [b.attacker]
         s.phase = "over"
-        tx.emit("castle_conquered", seat=b.attacker, owner=b.defender)
-        tx.emit("game_over", winners=[b.attacker], vp=victory_points(s))
+        tx.emit(EventType.CASTLE_CONQUERED, seat=b.attacker, owner=b.defender)
+        tx.emit(EventType.GAME_OVER, winners=[b.attacker], vp=victory_points(s))
         return True
     s.owner[b.pos] = b.attacker
     s.knights[b.pos] = b.att_knights
@@ -403,7 +409,7 @@ def _step_cleanup(tx: Tx, b: Battle) -> bool:
         tx.p(b.attacker).castle += b.att_knights
     b.att_knights = 0
     s.battle = None
-    tx.emit("battle_ended", pos=s.board.pos_id(b.pos))
+    tx.emit(EventType.BATTLE_ENDED, pos=s.board.pos_id(b.pos))
     cut_throat(tx)
     if not check_victory(tx):
         s.phase = "window"
@@ -466,7 +472,7 @@ def h_choose_conflict(tx: Tx, actor: int, action: A.Action) -> None:
     tx.p(actor).hand.remove(card)
     b.conflict[side] = card
     b.table.append([actor, card])
-    tx.emit("conflict_chosen", seat=actor, private={actor: {"card": action.card}})
+    tx.emit(EventType.CONFLICT_CHOSEN, seat=actor, private={actor: {"card": action.card}})
 
 
 def conflict_options(state: GameState, seat: int) -> list[A.Action]:
@@ -521,7 +527,7 @@ def h_play_support(tx: Tx, actor: int, action: A.Action) -> None:
     b.support_passes = 0
     b.support_turn = (b.support_turn + 1) % len(b.support_order)
     tx.emit(
-        "support_played",
+        EventType.SUPPORT_PLAYED,
         seat=actor,
         cards=list(action.cards),
         values=[int(tx.c.cards[c].value or 0) for c in cards],
@@ -539,7 +545,7 @@ def h_pass_support(tx: Tx, actor: int, action: A.Action) -> None:
     b = tx.b()
     b.support_passes += 1
     b.support_turn = (b.support_turn + 1) % len(b.support_order)
-    tx.emit("support_passed", seat=actor)
+    tx.emit(EventType.SUPPORT_PASSED, seat=actor)
 
 
 def support_options(state: GameState, seat: int) -> list[A.Action]:
@@ -578,7 +584,7 @@ def h_fear(tx: Tx, actor: int, action: A.Action) -> None:
     side = b.side(actor)
     if action.use:
         b.substitute[side] = _rival_real(tx.s, b, side)
-    tx.emit("fear_choice", seat=actor, ability=ch.source, used=action.use, knights=b.substitute[side])
+    tx.emit(EventType.FEAR_CHOICE, seat=actor, ability=ch.source, used=action.use, knights=b.substitute[side])
 
 
 def fear_options(state: GameState, seat: int) -> list[A.Action]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..kinds import PromptKind
+from ..kinds import EventType, PromptKind
 from ..state import Choice
 from .core import Tx
 from .resources import gain
@@ -15,14 +15,14 @@ def conquer(tx: Tx, seat: int, pos: int, resume: str) -> None:
     unless the game is over, resuming ``resume`` (``"window"`` or ``"battle"``)."""
     s = tx.s
     ttype = tx.c.territory_types[s.tiles[pos]]
-    tx.emit("conquered", seat=seat, pos=s.board.pos_id(pos), tile=ttype.id)
+    tx.emit(EventType.CONQUERED, seat=seat, pos=s.board.pos_id(pos), tile=ttype.id)
     for ability in ttype.on_conquest:
         if ability == "place_knight":
             gain(tx, seat, tx.c.n("conquest_knights"), ttype.id)
         elif ability == "lose_knight":
             lost = min(s.knights[pos], tx.c.n("marshlands_losses"))
             s.knights[pos] -= lost
-            tx.emit("knights_lost", seat=seat, pos=s.board.pos_id(pos), knights=lost, reason=ttype.id)
+            tx.emit(EventType.KNIGHTS_LOST, seat=seat, pos=s.board.pos_id(pos), knights=lost, reason=ttype.id)
             if s.knights[pos] == 0:
                 s.owner[pos] = -1
     cut_throat(tx)

@@ -15,6 +15,7 @@ from typing import Any
 from .. import actions as A
 from ..content import Content
 from ..errors import ErrorCode, IllegalAction
+from ..kinds import EventType
 from ..rng import Rng
 from ..state import Battle, Choice, GameState, Player, Window
 
@@ -92,7 +93,9 @@ class Tx:
         self.s.window = window
         self._window = True
 
-    def emit(self, event_type: str, /, private: dict[int, dict[str, Any]] | None = None, **data: Any) -> None:
+    def emit(
+        self, event_type: EventType, /, private: dict[int, dict[str, Any]] | None = None, **data: Any
+    ) -> None:
         """Record an event. ``private`` maps a seat to fields only that seat may see (R95, R97)."""
         ev: Event = {"type": event_type, "turn": self.s.turn, **data}
         if private:
@@ -216,5 +219,5 @@ def destroy_artefact(tx: Tx, art_id: str, by: int, reason: str) -> None:
             assert art is not None
             art.face_up = False
             art.destroyed_on = tx.s.turn
-            tx.emit("artefact_destroyed", artefact=art_id, owner=p.seat, by=by, reason=reason)
+            tx.emit(EventType.ARTEFACT_DESTROYED, artefact=art_id, owner=p.seat, by=by, reason=reason)
             return

@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import actions as A
 from ..errors import ErrorCode, IllegalAction
-from ..kinds import PromptKind
+from ..kinds import EventType, PromptKind
 from ..state import Artefact, Choice, GameState, Window
 from .core import Tx, choice_for, destroy_artefact, face_up, require_turn, resume
 from .resources import discard, reshuffle
@@ -123,7 +123,7 @@ def h_use_crown(tx: Tx, actor: int, action: A.Action) -> None:
     crown, args = check_crown_use(tx.s, actor, action)
     tx.s.crown_used = True
     tx.emit(
-        "crown_announced",
+        EventType.CROWN_ANNOUNCED,
         seat=actor,
         crown=crown.id,
         ability=args["ability"],
@@ -172,7 +172,7 @@ def _insight(tx: Tx, seat: int, args: dict[str, Any]) -> None:
         p.discard, p.discard_turns = [], []
         tx.rng.shuffle(under)
         p.deck = under + p.deck  # R41: shuffled discard goes *under* the remaining deck
-        tx.emit("reshuffle", seat=seat, cards=len(under), under=True)
+        tx.emit(EventType.RESHUFFLE, seat=seat, cards=len(under), under=True)
     deck = s.players[seat].deck
     seen = deck[-look:][::-1]
     if seen:
@@ -190,7 +190,12 @@ def _order(tx: Tx, seat: int, args: dict[str, Any]) -> None:
         p.discard_turns.pop(idx)
         p.deck.append(int(card))
         tx.rng.shuffle(p.deck)
-        tx.emit("card_returned", seat=seat, card=A.card_id(seat, int(card)), name=tx.c.cards[int(card)].name)
+        tx.emit(
+            EventType.CARD_RETURNED,
+            seat=seat,
+            card=A.card_id(seat, int(card)),
+            name=tx.c.cards[int(card)].name,
+        )
 
 
 def _prosperity(tx: Tx, seat: int, args: dict[str, Any]) -> None:
@@ -230,12 +235,12 @@ def crown_window_closed(tx: Tx, window: Window, survivors: list[str]) -> None:
     """Apply the announced crown use of a closed crown window, unless Fracture destroyed the crown
     (R37, R41)."""
     if not survivors:
-        tx.emit("crown_negated", seat=window.opener, artefact=window.targets[0])
+        tx.emit(EventType.CROWN_NEGATED, seat=window.opener, artefact=window.targets[0])
         return
     args = window.crown
     seat = tx.s.active
     ability = str(args["ability"])
-    tx.emit("crown_applied", seat=seat, ability=ability)
+    tx.emit(EventType.CROWN_APPLIED, seat=seat, ability=ability)
     effect = _CROWN_EFFECTS.get(ability)
     if effect is not None:
         effect(tx, seat, args)
@@ -264,7 +269,7 @@ def h_insight_order(tx: Tx, actor: int, action: A.Action) -> None:
     p = tx.p(actor)
     k = len(order)
     p.deck = p.deck[: len(p.deck) - k] + order[::-1]
-    tx.emit("insight_done", seat=actor, cards=k)
+    tx.emit(EventType.INSIGHT_DONE, seat=actor, cards=k)
 
 
 def insight_options(state: GameState, seat: int) -> list[A.Action]:
@@ -289,14 +294,14 @@ def h_prosperity(tx: Tx, actor: int, action: A.Action) -> None:
         card = p.deck.pop()
         discard(tx, ch.target, card)
         tx.emit(
-            "discard",
+            EventType.DISCARD,
             seat=ch.target,
             card=A.card_id(ch.target, card),
             name=tx.c.cards[card].name,
             reason="prosperity",
         )
     else:
-        tx.emit("prosperity_kept", seat=actor, target=ch.target)
+        tx.emit(EventType.PROSPERITY_KEPT, seat=actor, target=ch.target)
 
 
 def prosperity_options(state: GameState, seat: int) -> list[A.Action]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .. import actions as A
 from ..errors import ErrorCode, IllegalAction
+from ..kinds import EventType
 from ..state import GameState
 from .core import Tx, require_turn
 from .quantities import capacity, dice_after, dice_budget, dice_in_use, supplied
@@ -91,7 +92,7 @@ def h_redistribute(tx: Tx, actor: int, action: A.Action) -> None:
             tx.p(actor).castle = count
         else:
             s.knights[loc] = count
-    tx.emit("redistributed", seat=actor, moves=[m.to_dict() for m in action.moves])
+    tx.emit(EventType.REDISTRIBUTED, seat=actor, moves=[m.to_dict() for m in action.moves])
 
 
 def h_finish_redistribution(tx: Tx, actor: int, action: A.Action) -> None:
@@ -103,7 +104,7 @@ def h_finish_redistribution(tx: Tx, actor: int, action: A.Action) -> None:
     require_turn(tx.s, actor, "vitality")
     tx.s.phase = "window"
     tx.next_serial()
-    tx.emit("redistribution_finished", seat=actor)
+    tx.emit(EventType.REDISTRIBUTION_FINISHED, seat=actor)
 
 
 def _loc(state: GameState, pos: int) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .. import actions as A
 from ..errors import ErrorCode, IllegalAction
-from ..kinds import PromptKind
+from ..kinds import EventType, PromptKind
 from ..state import GameState
 from .core import Tx, choice_for, hand_card, require_turn, resume
 from .quantities import castle_room
@@ -19,7 +19,7 @@ def reshuffle(tx: Tx, seat: int) -> None:
     p.discard, p.discard_turns = [], []
     tx.rng.shuffle(cards)
     p.deck = cards + p.deck
-    tx.emit("reshuffle", seat=seat, cards=len(cards))
+    tx.emit(EventType.RESHUFFLE, seat=seat, cards=len(cards))
 
 
 def _draw_one(tx: Tx, seat: int) -> int | None:
@@ -52,7 +52,7 @@ def draw(tx: Tx, seat: int, count: int, target: int | None = None) -> None:
             drawn.append(card)
     if drawn:
         tx.emit(
-            "draw",
+            EventType.DRAW,
             seat=seat,
             count=len(drawn),
             private={seat: {"cards": [A.card_id(seat, c) for c in drawn]}},
@@ -61,7 +61,9 @@ def draw(tx: Tx, seat: int, count: int, target: int | None = None) -> None:
     if authority in drawn:
         p = tx.p(seat)
         p.hand.remove(authority)
-        tx.emit("card_played", seat=seat, card=A.card_id(seat, authority), name=tx.c.cards[authority].name)
+        tx.emit(
+            EventType.CARD_PLAYED, seat=seat, card=A.card_id(seat, authority), name=tx.c.cards[authority].name
+        )
         draw(tx, seat, tx.c.n("authority_draw"))
         discard(tx, seat, authority)
 
@@ -77,7 +79,9 @@ def discard_from_hand(tx: Tx, seat: int, card: int, reason: str) -> None:
     """Discard ``card`` from ``seat``'s hand and announce it (R98, R102)."""
     tx.p(seat).hand.remove(card)
     discard(tx, seat, card)
-    tx.emit("discard", seat=seat, card=A.card_id(seat, card), name=tx.c.cards[card].name, reason=reason)
+    tx.emit(
+        EventType.DISCARD, seat=seat, card=A.card_id(seat, card), name=tx.c.cards[card].name, reason=reason
+    )
 
 
 def random_discard(tx: Tx, seat: int, reason: str) -> None:
@@ -91,7 +95,7 @@ def gain(tx: Tx, seat: int, count: int, reason: str) -> None:
     """Add ``count`` knights to the castle one by one; a knight needing an 11th die is lost (R16, R10)."""
     gained = min(count, castle_room(tx.s, seat))
     tx.p(seat).castle += gained
-    tx.emit("knights_gained", seat=seat, knights=gained, lost=count - gained, reason=reason)
+    tx.emit(EventType.KNIGHTS_GAINED, seat=seat, knights=gained, lost=count - gained, reason=reason)
 
 
 # -- Call to Arms and Tactical Advance (R32, R34, R35) ------------------------------------------------
@@ -105,7 +109,7 @@ def _reveal_resource(tx: Tx, actor: int, effect: str) -> int:
     if card not in tx.s.players[actor].hand:
         raise IllegalAction(ErrorCode.CARD_NOT_IN_HAND, card=A.card_id(actor, card))
     tx.p(actor).hand.remove(card)
-    tx.emit("card_played", seat=actor, card=A.card_id(actor, card), name=tx.c.cards[card].name)
+    tx.emit(EventType.CARD_PLAYED, seat=actor, card=A.card_id(actor, card), name=tx.c.cards[card].name)
     return card
 
 
@@ -158,7 +162,7 @@ def h_discard_choice(tx: Tx, actor: int, action: A.Action) -> None:
     card = None if action.card is None else hand_card(tx.s, actor, action.card)
     resume(tx, ch)
     if card is None:
-        tx.emit("discard_declined", seat=actor, reason=ch.source)
+        tx.emit(EventType.DISCARD_DECLINED, seat=actor, reason=ch.source)
     else:
         discard_from_hand(tx, actor, card, ch.source)
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from ..content import MAX_SETUP_INT, Board, Content, bounded_int
 from ..errors import ContentError
+from ..kinds import EventType
 from ..rng import Rng
 from ..state import SCHEMA_VERSION, Artefact, GameState, Player, content_and_board
 from .core import OPTION_DEFAULTS, Tx, option
@@ -122,7 +123,7 @@ def new_game(setup: dict[str, Any]) -> GameState:
         board=board,
     )
     tx = Tx(state)
-    tx.emit("setup", players=n, options=setup["options"], content=content.id)
+    tx.emit(EventType.SETUP, players=n, options=setup["options"], content=content.id)
     _starting_knights(tx)
     for seat in range(n):  # R24: each player draws five
         draw(tx, seat, content.n("opening_hand"))
@@ -219,7 +220,9 @@ def _starting_knights(tx: Tx) -> None:
             s.owner[h] = p.seat
             s.knights[h] = share
         tx.p(p.seat).castle = total - share * len(homelands)
-        tx.emit("starting_knights", seat=p.seat, castle=tx.s.players[p.seat].castle, homelands=homelands)
+        tx.emit(
+            EventType.STARTING_KNIGHTS, seat=p.seat, castle=tx.s.players[p.seat].castle, homelands=homelands
+        )
         if option(s, "mayhem"):
             gain(tx, p.seat, c.n("mayhem_extra_knights"), "mayhem")
 
@@ -253,5 +256,5 @@ def _first_player(tx: Tx, pinned: Any) -> None:
         first = tx.rng.below(n)
     elif not isinstance(first, int) or not 0 <= first < n:
         raise ContentError("pin.first_player must be a seat number")
-    tx.emit("first_player", seat=first)
+    tx.emit(EventType.FIRST_PLAYER, seat=first)
     tx.s.active = first

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import actions as A
+from ..kinds import EventType
 from .core import Tx, require_turn
 from .resources import gain
 
@@ -16,7 +17,7 @@ def start_turn(tx: Tx) -> None:
     s.manoeuvres_left = 1
     s.crown_used = False
     tx.next_serial()
-    tx.emit("turn_started", seat=s.active)
+    tx.emit(EventType.TURN_STARTED, seat=s.active)
     gain(tx, s.active, tx.c.n("knights_per_turn"), "turn")
 
 
@@ -30,8 +31,8 @@ def end_turn(tx: Tx) -> None:
             assert mine is not None
             mine.face_up = True
             mine.destroyed_on = 0
-            tx.emit("artefact_restored", artefact=art.id, owner=seat)
-    tx.emit("turn_ended", seat=seat)
+            tx.emit(EventType.ARTEFACT_RESTORED, artefact=art.id, owner=seat)
+    tx.emit(EventType.TURN_ENDED, seat=seat)
     s.active = (seat + 1) % s.num_players
     start_turn(tx)
 

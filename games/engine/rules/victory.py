@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..kinds import EventType
 from ..state import GameState
 from .core import Tx, option
 from .quantities import supplied
@@ -49,7 +50,7 @@ def check_victory(tx: Tx) -> bool:
         s.winners = [p for p in range(s.num_players) if vp[p] >= need]
     if s.winners:
         s.phase = "over"
-        tx.emit("game_over", winners=list(s.winners), vp=vp)
+        tx.emit(EventType.GAME_OVER, winners=list(s.winners), vp=vp)
         return True
     return False
 
@@ -65,6 +66,6 @@ def cut_throat(tx: Tx) -> None:
         keep |= supplied(s, seat)
     for pos, owner in enumerate(s.owner):
         if owner >= 0 and pos not in keep and (s.battle is None or s.battle.pos != pos):
-            tx.emit("cut_throat", seat=owner, pos=s.board.pos_id(pos), knights=s.knights[pos])
+            tx.emit(EventType.CUT_THROAT, seat=owner, pos=s.board.pos_id(pos), knights=s.knights[pos])
             s.owner[pos] = -1
             s.knights[pos] = 0

@@ -12,6 +12,7 @@ from typing import Any
 
 from .. import actions as A
 from ..errors import ErrorCode, IllegalAction
+from ..kinds import EventType
 from ..state import GameState, Window
 from .core import (
     Tx,
@@ -29,7 +30,13 @@ def play_fracture(tx: Tx, seat: int, target: str) -> None:
     """R32, R36: reveal Fracture from ``seat``'s hand, destroy artefact ``target``, then discard the card."""
     card = tx.c.effect_index["fracture"]
     tx.p(seat).hand.remove(card)
-    tx.emit("card_played", seat=seat, card=A.card_id(seat, card), name=tx.c.cards[card].name, target=target)
+    tx.emit(
+        EventType.CARD_PLAYED,
+        seat=seat,
+        card=A.card_id(seat, card),
+        name=tx.c.cards[card].name,
+        target=target,
+    )
     destroy_artefact(tx, target, seat, "fracture")
     discard(tx, seat, card)
 
@@ -58,7 +65,7 @@ def open_window(
     window = Window(
         kind, opener, list(targets), asked, [None] * len(asked), dict(crown or {}), tx.next_serial()
     )
-    tx.emit("window_opened", kind=kind, opener=opener, targets=list(targets), asked=list(asked))
+    tx.emit(EventType.WINDOW_OPENED, kind=kind, opener=opener, targets=list(targets), asked=list(asked))
     tx.new_window(window)
 
 
@@ -87,7 +94,7 @@ def close_window(tx: Tx) -> tuple[Window, list[str]]:
                 break
     s.window = None
     survivors = [t for t in w.targets if face_up(s, t)]
-    tx.emit("window_closed", kind=w.kind, survivors=survivors)
+    tx.emit(EventType.WINDOW_CLOSED, kind=w.kind, survivors=survivors)
     return w, survivors
 
 
@@ -117,7 +124,7 @@ def h_respond(tx: Tx, actor: int, action: A.Action) -> None:
         if target not in w.targets or artefact_owner(s, target) == actor:
             raise IllegalAction(ErrorCode.INVALID_FRACTURE_TARGET, target=target, rule="R37")
     tx.w().answers[i] = ranked
-    tx.emit("window_answered", seat=actor)
+    tx.emit(EventType.WINDOW_ANSWERED, seat=actor)
 
 
 def respond_options(state: GameState, seat: int) -> list[A.Action]:
