@@ -23,7 +23,7 @@ def used_against(state: engine.GameState, seat: int) -> set[str]:
     if w is None:
         return set()
     owners = {t: next((p.seat for p in state.players if p.artefact(t) is not None), -1) for t in w.targets}
-    if w.kind == "crown":
+    if w.kind == engine.ArtefactType.CROWN:
         hit = w.crown.get("player") == seat
     else:
         b = state.battle

@@ -15,7 +15,7 @@ Public API (architecture §2)::
 from .actions import Action, card_id, parse_action
 from .content import Board, Content, load_board, load_content
 from .errors import ContentError, ErrorCode, IllegalAction, InvalidActionPayload
-from .kinds import ActionType, EventType, PromptKind
+from .kinds import ActionType, ArtefactType, CardKind, EventType, Phase, PromptKind
 from .prompts import Prompt, legal_actions, pending
 from .record import RECORD_FORMAT, ReplayError, make_record, replay
 from .rules import (
@@ -58,10 +58,12 @@ __all__ = [
     "RECORD_FORMAT",
     "Action",
     "ActionType",
+    "ArtefactType",
     "ArtefactView",
     "BattleSideView",
     "BattleView",
     "Board",
+    "CardKind",
     "CardView",
     "ChoiceView",
     "ConflictView",
@@ -75,6 +77,7 @@ __all__ = [
     "GameState",
     "IllegalAction",
     "InvalidActionPayload",
+    "Phase",
     "PlayerView",
     "Prompt",
     "PromptKind",

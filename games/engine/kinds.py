@@ -97,3 +97,31 @@ class EventType(StrEnum):
     CASTLE_CONQUERED = "castle_conquered"  # a castle is conquered, which wins the game (Castle Siege, R114)
     GAME_OVER = "game_over"  # the game is won (R103, R109)
     FEAR_CHOICE = "fear_choice"  # Sceptre of Fear / Vigour used or not (R67, Q3)
+
+
+class Phase(StrEnum):
+    """What a game waits for (``current_phase``, the view's ``phase``; R27–R28)."""
+
+    WINDOW = "window"  # the active player's free window (R27)
+    MANOEUVRE = "manoeuvre"  # a manoeuvre between its redistribution and its advance (R28)
+    VITALITY = "vitality"  # a Crown of Vitality redistribution (R41)
+    RESPONSE = "response"  # a response window is open (R37)
+    CHOICE = "choice"  # a player's choice is pending (R41, R67, R102)
+    BATTLE = "battle"  # a battle is under way (R61)
+    OVER = "over"  # the game is won (R103)
+
+
+class CardKind(StrEnum):
+    """The three kinds of card (R32, R68–R70; ``CardView.kind``)."""
+
+    CONFLICT = "conflict"
+    SUPPORT = "support"
+    RESOURCE = "resource"
+
+
+class ArtefactType(StrEnum):
+    """The three types of artefact (R38–R42); a response window's ``kind`` is the type of what opened it."""
+
+    CROWN = "crown"
+    SCEPTRE = "sceptre"
+    ORB = "orb"

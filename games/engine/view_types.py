@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, NotRequired, TypedDict
 
+from .kinds import Phase
+
 #: A seat number, or ``None`` for a spectator (or "nobody").
 Seat = int | None
 
@@ -202,7 +204,7 @@ class View(TypedDict):
     viewer: Seat
     turn: int
     active: int
-    phase: str
+    phase: Phase
     turn_phase: str
     manoeuvres_left: int
     crown_used: bool
@@ -231,7 +233,7 @@ class PublicSummary(TypedDict):
 
     turn: int
     active: int
-    phase: str
+    phase: Phase
     winners: list[int]
     vp: list[int]
     castles: list[int]

@@ -6,7 +6,7 @@ from typing import Any
 
 from django import template
 
-from games.engine import ActionType
+from games.engine import ActionType, CardKind
 
 register = template.Library()
 
@@ -33,7 +33,7 @@ def card_value(card: dict[str, Any] | None) -> str:
     value = card.get("value")
     if value is None:
         return ""
-    if card.get("kind") == "support":
+    if card.get("kind") == CardKind.SUPPORT:
         return f"+{value}"
     return str(value)
 

@@ -15,7 +15,7 @@ from typing import Any
 from .. import actions as A
 from ..content import Content
 from ..errors import ErrorCode, IllegalAction
-from ..kinds import EventType
+from ..kinds import EventType, Phase
 from ..rng import Rng
 from ..state import Battle, Choice, GameState, Player, Window
 
@@ -129,18 +129,18 @@ def option(state: GameState, name: str) -> Any:
     return state.setup["options"][name]
 
 
-def current_phase(state: GameState) -> str:
+def current_phase(state: GameState) -> Phase:
     """Return what the game waits for: ``over``, ``response`` (a response window), ``choice``,
     ``battle``, or the turn phase ``window`` / ``manoeuvre`` / ``vitality`` (R27–R28)."""
     if state.winners:
-        return "over"
+        return Phase.OVER
     if state.window is not None:
-        return "response"
+        return Phase.RESPONSE
     if state.choice is not None:
-        return "choice"
+        return Phase.CHOICE
     if state.battle is not None:
-        return "battle"
-    return state.phase
+        return Phase.BATTLE
+    return Phase(state.phase)
 
 
 def require_turn(state: GameState, actor: int, *phases: str) -> None:

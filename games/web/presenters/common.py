@@ -80,6 +80,6 @@ def card_label(card: engine.CardView) -> str:
     value = card["value"]
     if value is None:
         return card["name"]
-    if card["kind"] == "support":
+    if card["kind"] == engine.CardKind.SUPPORT:
         return f"{card['name']} (+{value})"
     return f"{card['name']} ({value})"

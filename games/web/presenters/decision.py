@@ -99,7 +99,7 @@ def _fracture_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
 def _crown_form(ctx: _Context, uses: list[dict[str, Any]]) -> Any:
     view, me = ctx.view, ctx.me
     crown = (
-        next((a for a in view["players"][me]["artefacts"] if a["type"] == "crown"), None)
+        next((a for a in view["players"][me]["artefacts"] if a["type"] == engine.ArtefactType.CROWN), None)
         if me is not None
         else None
     )

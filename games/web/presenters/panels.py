@@ -94,14 +94,14 @@ def _current_turn_steps(view: engine.View) -> set[int]:
     crown's use or a choice steps 3 and 8, the free part of the turn steps 2, 3, 7 and 8."""
     phase = view["phase"]
     window = view["window"]
-    if phase == "over":
+    if phase == engine.Phase.OVER:
         return set()
     if view["battle"] is not None:
         return {6}
-    if phase == "manoeuvre":
+    if phase == engine.Phase.MANOEUVRE:
         return {4, 5}
-    if phase in ("vitality", "choice") or (
-        phase == "response" and window is not None and window["kind"] == "crown"
+    if phase in (engine.Phase.VITALITY, engine.Phase.CHOICE) or (
+        phase == engine.Phase.RESPONSE and window is not None and window["kind"] == engine.ArtefactType.CROWN
     ):
         return {3, 8}
     return {2, 3, 7, 8}
