@@ -14,10 +14,10 @@ Public API (architecture §2)::
 
 from .actions import Action, card_id, parse_action
 from .content import Board, Content, load_board, load_content
-from .errors import ContentError, ErrorCode, IllegalAction, InvalidActionPayload
+from .errors import ContentError, EngineError, ErrorCode, IllegalAction, InvalidActionPayload, InvalidSeat
 from .kinds import ActionType, ArtefactType, CardKind, EventType, Phase, PromptKind
 from .prompts import Prompt, legal_actions, pending
-from .record import RECORD_FORMAT, ReplayError, make_record, replay
+from .record import RECORD_FORMAT, ReplayError, make_record, read_record, replay
 from .rules import (
     OPTION_DEFAULTS,
     Transition,
@@ -72,11 +72,13 @@ __all__ = [
     "ContentView",
     "ControlView",
     "DiscardedCardView",
+    "EngineError",
     "ErrorCode",
     "EventType",
     "GameState",
     "IllegalAction",
     "InvalidActionPayload",
+    "InvalidSeat",
     "Phase",
     "PlayerView",
     "Prompt",
@@ -107,6 +109,7 @@ __all__ = [
     "parse_action",
     "pending",
     "public_summary",
+    "read_record",
     "redact_event",
     "replay",
     "state_hash",

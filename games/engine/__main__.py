@@ -15,7 +15,7 @@ from typing import Any
 from .actions import Action
 from .bot import choose, next_decision
 from .errors import ContentError
-from .record import ReplayError, make_record, replay
+from .record import ReplayError, make_record, read_record, replay
 from .rng import Rng
 from .rules import apply, new_game
 from .state import state_hash
@@ -73,11 +73,11 @@ def main(argv: list[str] | None = None) -> int:
         try:
             with open(args.record, encoding="utf-8") as fh:
                 record = json.load(fh)
-            state = replay(record["setup"], record["actions"])
+            state = replay(*read_record(record))
         except ReplayError as exc:
             print(json.dumps({"error": exc.code, "index": exc.index, "detail": str(exc.error)}))
             return 2
-        except (OSError, ValueError, KeyError, TypeError, ContentError) as exc:
+        except (OSError, ValueError, ContentError) as exc:
             print(json.dumps({"error": "bad_record", "detail": str(exc)}))
             return 1
         print(json.dumps({"summary": public_summary(state), "state_hash": state_hash(state)}, indent=2))

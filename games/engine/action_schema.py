@@ -6,17 +6,28 @@ test checks that the two agree on every type and field.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from .actions import ACTION_TYPES
+from .actions import ACTION_TYPES, ARTEFACT_ID, CARD_ID, LOCATION_ID
 
-_CARD: dict[str, Any] = {"type": "string", "pattern": r"^s\dc\d{2}$", "description": "card id, e.g. s0c07"}
+
+def _pattern(regex: re.Pattern[str]) -> str:
+    """The JSON Schema (ECMA-262) form of an id pattern :mod:`games.engine.actions` matches whole."""
+    return f"^(?:{regex.pattern})$"
+
+
+_CARD: dict[str, Any] = {"type": "string", "pattern": _pattern(CARD_ID), "description": "card id, e.g. s0c07"}
 _LOCATION: dict[str, Any] = {
     "type": "string",
-    "pattern": r"^(castle|t\d{1,3})$",
+    "pattern": _pattern(LOCATION_ID),
     "description": "`castle` (your own) or a position id such as t12",
 }
-_ARTEFACT: dict[str, Any] = {"type": "string", "minLength": 1, "maxLength": 64, "description": "artefact id"}
+_ARTEFACT: dict[str, Any] = {
+    "type": "string",
+    "pattern": _pattern(ARTEFACT_ID),
+    "description": "artefact id, e.g. orb_brutality",
+}
 #: Every integer field (``parse_action`` accepts -999,999..999,999; the rules judge the value).
 _INT: dict[str, Any] = {"type": "integer", "minimum": -999_999, "maximum": 999_999}
 _NULL: dict[str, Any] = {"type": "null"}

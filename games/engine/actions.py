@@ -16,8 +16,15 @@ from typing import Any, ClassVar
 from .errors import InvalidActionPayload
 from .kinds import ActionType
 
-_CARD_RE = re.compile(r"^s(\d)c(\d{2})$")
-_LOC_RE = re.compile(r"^(castle|t\d{1,3})$")
+# The id patterns are matched whole (``fullmatch``) and ASCII only, so ``"t٨"`` (an Arabic-Indic digit) and
+# ``"s0c01\n"`` (``$`` would match before the newline) are refused (issue 14); the API's JSON Schema is
+# built from them (games.engine.action_schema).
+#: A card id: seat and index (``"s0c07"``).
+CARD_ID = re.compile(r"s([0-9])c([0-9]{2})", re.ASCII)
+#: A location of a move: ``castle`` or a position id (``"t12"``).
+LOCATION_ID = re.compile(r"castle|t[0-9]{1,3}", re.ASCII)
+#: An artefact id of a content set (``"orb_brutality"``).
+ARTEFACT_ID = re.compile(r"[a-z][a-z0-9_]{0,47}", re.ASCII)
 
 
 def card_id(seat: int, index: int) -> str:
@@ -27,7 +34,7 @@ def card_id(seat: int, index: int) -> str:
 
 def parse_card_id(value: str) -> tuple[int, int] | None:
     """Return ``(seat, index)`` for a well-formed card id, else ``None``."""
-    m = _CARD_RE.match(value)
+    m = CARD_ID.fullmatch(value)
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
@@ -270,7 +277,7 @@ def _str(payload: dict[str, Any], key: str, pattern: re.Pattern[str] | None = No
     value = payload.get(key)
     if not isinstance(value, str) or not value or len(value) > 64:
         raise InvalidActionPayload(f"{key!r} must be a non-empty string", key)
-    if pattern is not None and not pattern.match(value):
+    if pattern is not None and not pattern.fullmatch(value):
         raise InvalidActionPayload(f"{key!r} is malformed: {value!r}", key)
     return value
 
@@ -294,7 +301,7 @@ def _str_list(payload: dict[str, Any], key: str, pattern: re.Pattern[str] | None
     for item in value:
         if not isinstance(item, str) or not item or len(item) > 64:
             raise InvalidActionPayload(f"{key!r} must be a list of strings", key)
-        if pattern is not None and not pattern.match(item):
+        if pattern is not None and not pattern.fullmatch(item):
             raise InvalidActionPayload(f"{key!r} holds a malformed id: {item!r}", key)
         out.append(item)
     return tuple(out)
@@ -312,8 +319,8 @@ def _use_crown(payload: dict[str, Any]) -> Action:
     card = payload.get("card")
     return UseCrown(
         player=_int(payload, "player", optional=True),
-        artefact=None if artefact is None else _str(payload, "artefact"),
-        card=None if card is None else _str(payload, "card", _CARD_RE),
+        artefact=None if artefact is None else _str(payload, "artefact", ARTEFACT_ID),
+        card=None if card is None else _str(payload, "card", CARD_ID),
     )
 
 
@@ -327,18 +334,18 @@ def _redistribute(payload: dict[str, Any]) -> Action:
             raise InvalidActionPayload("each move is {'from', 'to', 'knights'}", "moves")
         n = _int(m, "knights")
         assert n is not None
-        moves.append(Move(_str(m, "from", _LOC_RE), _str(m, "to", _LOC_RE), n))
+        moves.append(Move(_str(m, "from", LOCATION_ID), _str(m, "to", LOCATION_ID), n))
     return Redistribute(tuple(moves))
 
 
 def _advance(payload: dict[str, Any]) -> Action:
     n = _int(payload, "knights")
     assert n is not None
-    return Advance(_str(payload, "to", _LOC_RE), n)
+    return Advance(_str(payload, "to", LOCATION_ID), n)
 
 
 def _play_support(payload: dict[str, Any]) -> Action:
-    cards = _str_list(payload, "cards", _CARD_RE)
+    cards = _str_list(payload, "cards", CARD_ID)
     if not cards:
         raise InvalidActionPayload("'cards' must name at least one card", "cards")
     return PlaySupport(cards)
@@ -346,17 +353,17 @@ def _play_support(payload: dict[str, Any]) -> Action:
 
 #: Parsers of the action types that carry fields; the others have none.
 _PARSERS: dict[str, Callable[[dict[str, Any]], Action]] = {
-    ActionType.FRACTURE: lambda p: Fracture(_str(p, "target")),
+    ActionType.FRACTURE: lambda p: Fracture(_str(p, "target", ARTEFACT_ID)),
     ActionType.USE_CROWN: _use_crown,
     ActionType.REDISTRIBUTE: _redistribute,
     ActionType.ADVANCE: _advance,
-    ActionType.RESPOND: lambda p: Respond(_str_list(p, "fracture")),
-    ActionType.CHOOSE_CONFLICT: lambda p: ChooseConflict(_str(p, "card", _CARD_RE)),
+    ActionType.RESPOND: lambda p: Respond(_str_list(p, "fracture", ARTEFACT_ID)),
+    ActionType.CHOOSE_CONFLICT: lambda p: ChooseConflict(_str(p, "card", CARD_ID)),
     ActionType.PLAY_SUPPORT: _play_support,
     ActionType.DISCARD_CHOICE: lambda p: DiscardChoice(
-        None if p.get("card") is None else _str(p, "card", _CARD_RE)
+        None if p.get("card") is None else _str(p, "card", CARD_ID)
     ),
-    ActionType.INSIGHT_ORDER: lambda p: InsightOrder(_str_list(p, "order", _CARD_RE)),
+    ActionType.INSIGHT_ORDER: lambda p: InsightOrder(_str_list(p, "order", CARD_ID)),
     ActionType.PROSPERITY_CHOICE: lambda p: ProsperityChoice(_bool(p, "discard")),
     ActionType.FEAR_CHOICE: lambda p: FearChoice(_bool(p, "use")),
 }

@@ -121,7 +121,8 @@ class Board:
 
     def parse_pos(self, pos_id: str) -> int | None:
         """Return the index of the position named ``pos_id`` or ``None`` if no such position exists."""
-        if not pos_id.startswith("t") or not pos_id[1:].isdigit():
+        digits = pos_id[1:]
+        if not pos_id.startswith("t") or not digits.isascii() or not digits.isdigit() or len(digits) > 3:
             return None
         i = int(pos_id[1:])
         return i if 0 <= i < self.size else None

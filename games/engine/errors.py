@@ -64,6 +64,26 @@ class InvalidActionPayload(EngineError):
         return {"error": "invalid_payload", "message": self.message, "field": self.field}
 
 
+class InvalidSeat(EngineError):
+    """A seat argument is not a seat of this game: not an ``int`` (booleans, floats and strings are refused,
+    never coerced) or out of ``0..players-1`` (``None``, the spectator, only where a viewer is accepted).
+
+    Args:
+        seat: the value given (kept for logs; ``repr`` of it is in the message).
+        players: the game's player count.
+    """
+
+    def __init__(self, seat: object, players: int) -> None:
+        self.message = f"seat must be an integer from 0 to {players - 1}, not {seat!r}"
+        super().__init__(self.message)
+        self.seat = seat
+        self.players = players
+
+    def to_dict(self) -> dict[str, str]:
+        """Return ``{"error": "invalid_seat", "message": str}``."""
+        return {"error": "invalid_seat", "message": self.message}
+
+
 class IllegalAction(EngineError):
     """A well-formed action that the rules forbid in this state. The state is left unchanged.
 

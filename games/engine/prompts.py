@@ -16,11 +16,12 @@ from . import actions as A
 from .kinds import PromptKind
 from .rules.advance import advance_options
 from .rules.battle import conflict_options, fear_options, support_options
+from .rules.core import check_seat, conflict_waiting, window_waiting
 from .rules.crowns import crown_options, insight_options, prosperity_options
 from .rules.redistribution import redistribution_options
 from .rules.resources import discard_options, resource_options
 from .rules.windows import fracture_options, respond_options
-from .state import UNCHOSEN, GameState
+from .state import GameState
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +84,7 @@ def _window_prompts(state: GameState) -> list[Prompt]:
             f"{w.serial}:response:{seat}",
             {"window": w.kind, "opener": w.opener, "targets": list(w.targets)},
         )
-        for seat, answer in zip(w.asked, w.answers, strict=True)
-        if answer is None
+        for seat in window_waiting(state)
     ]
 
 
@@ -119,8 +119,7 @@ def _battle_prompts(state: GameState) -> list[Prompt]:
                 f"{b.serial}:conflict:{seat}",
                 {},
             )
-            for side, seat in sorted(enumerate((b.attacker, b.defender)), key=lambda x: x[1])
-            if b.conflict[side] == UNCHOSEN
+            for _side, seat in conflict_waiting(state)
         ]
     if b.stage == "support":
         seat = b.support_order[b.support_turn]
@@ -188,7 +187,11 @@ def legal_actions(state: GameState, seat: int) -> list[A.Action]:
 
     Returns:
         ``[]`` when the seat has no decision to make.
+
+    Raises:
+        InvalidSeat: ``seat`` is not a seat of this game.
     """
+    check_seat(state, seat)
     if state.winners:
         return []
     if state.window is not None:

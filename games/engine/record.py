@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .actions import Action, parse_action
-from .errors import EngineError, IllegalAction, InvalidActionPayload
+from .errors import ContentError, EngineError, IllegalAction, InvalidActionPayload, InvalidSeat
 from .rules import apply, new_game
 from .state import GameState
 
@@ -19,18 +19,21 @@ RECORD_FORMAT = "medieval-mastery/1"
 
 
 class ReplayError(EngineError):
-    """Replaying a record failed at action ``index`` (0-based) with ``error`` (an :class:`IllegalAction`
-    or :class:`InvalidActionPayload`)."""
+    """Replaying a record failed at action ``index`` (0-based) with ``error`` (an :class:`IllegalAction`,
+    an :class:`InvalidActionPayload` or an :class:`InvalidSeat`)."""
 
-    def __init__(self, index: int, error: IllegalAction | InvalidActionPayload) -> None:
+    def __init__(self, index: int, error: IllegalAction | InvalidActionPayload | InvalidSeat) -> None:
         super().__init__(f"action {index}: {error}")
         self.index = index
         self.error = error
 
     @property
     def code(self) -> str:
-        """The failing action's error code (``invalid_payload`` for a malformed action)."""
-        return self.error.code.value if isinstance(self.error, IllegalAction) else "invalid_payload"
+        """The failing action's error code (``invalid_payload`` for a malformed action, ``invalid_seat``
+        for a seat outside the game)."""
+        if isinstance(self.error, IllegalAction):
+            return self.error.code.value
+        return "invalid_seat" if isinstance(self.error, InvalidSeat) else "invalid_payload"
 
 
 def _entry(item: Any) -> tuple[int, Action]:
@@ -62,9 +65,29 @@ def replay(setup: dict[str, Any], actions: Iterable[Any]) -> GameState:
         try:
             seat, action = item if isinstance(item, tuple) else _entry(item)
             state = apply(state, seat, action).state
-        except (IllegalAction, InvalidActionPayload) as exc:
+        except (IllegalAction, InvalidActionPayload, InvalidSeat) as exc:
             raise ReplayError(index, exc) from exc
     return state
+
+
+def read_record(record: Any) -> tuple[dict[str, Any], list[Any]]:
+    """Check a record's envelope (``docs/game-record.md`` §1): an object whose ``format`` is
+    :data:`RECORD_FORMAT`, with a ``setup`` object and an ``actions`` list.
+
+    Returns:
+        ``(setup, actions)``, for :func:`replay` (which checks each of them).
+
+    Raises:
+        ContentError: not an object, a missing or other ``format``, or a missing setup or action list.
+    """
+    if not isinstance(record, dict):
+        raise ContentError("a record must be an object")
+    setup, actions = record.get("setup"), record.get("actions")
+    if not isinstance(setup, dict) or not isinstance(actions, list):
+        raise ContentError("a record needs a 'setup' object and an 'actions' list")
+    if record.get("format") != RECORD_FORMAT:
+        raise ContentError(f"record format must be {RECORD_FORMAT!r}, not {record.get('format')!r}")
+    return setup, actions
 
 
 def make_record(setup: dict[str, Any], actions: Iterable[tuple[int, Action]]) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from .kinds import PromptKind
 from .prompts import pending
 from .rules import (
     capacity,
+    check_seat,
     current_phase,
     dice_budget,
     dice_in_use,
@@ -251,7 +252,11 @@ def view_for(state: GameState, viewer: Viewer) -> View:
     id, q, r, kind, tile, vp, capacity, owner, knights, supplied, disputed), ``players`` (castle knights,
     dice in use / in reserve, VP, hand/deck/discard sizes, public discard pile, artefacts, team; ``hand``
     only for the viewer), ``battle``, ``window``, ``choice`` (the viewer's own look), ``prompts``.
+
+    Raises:
+        InvalidSeat: ``viewer`` is neither a seat of this game nor ``None``.
     """
+    check_seat(state, viewer, spectator=True)
     c = state.content
     vp = victory_points(state)
     tiles = _map_view(state)

@@ -99,7 +99,8 @@ def _import_start(record: Any) -> tuple[dict[str, Any], engine.GameState, list[A
     """Check a record's shape and set its game up: ``(normalized setup, initial state, actions)``.
 
     Raises:
-        BadPayload: not a record, NUL characters, too many actions, or a setup the engine refuses.
+        BadPayload: not a record, NUL characters, too many actions, another ``format`` than
+            ``medieval-mastery/1``, or a setup the engine refuses.
     """
     if not isinstance(record, dict) or not isinstance(record.get("setup"), dict):
         raise BadPayload("not a game record: it needs a setup and actions")
@@ -109,9 +110,13 @@ def _import_start(record: Any) -> tuple[dict[str, Any], engine.GameState, list[A
     if not isinstance(actions, list) or len(actions) > IMPORT_MAX_ACTIONS:
         raise BadPayload(f"a record needs a list of at most {IMPORT_MAX_ACTIONS} actions")
     try:
-        setup = engine.normalize_setup(record["setup"])
+        raw_setup, actions = engine.read_record(record)
+    except engine.ContentError as exc:  # the envelope is sound, so only the format is left
+        raise BadPayload("this is not a medieval-mastery/1 game record") from exc
+    try:
+        setup = engine.normalize_setup(raw_setup)
         state = engine.new_game(setup)
-    except (engine.ContentError, KeyError, TypeError, ValueError) as exc:
+    except engine.ContentError as exc:
         raise BadPayload(f"the setup is not valid: {exc}") from exc
     return setup, state, actions
 

@@ -298,6 +298,7 @@ def _bad_records() -> dict[str, tuple[str, str]]:
         "not-a-record": ("[1, 2, 3]", "not a game record"),
         "no-setup": (json.dumps({"actions": []}), "not a game record"),
         "no-actions": (json.dumps({"setup": good["setup"]}), "a list of at most"),
+        "other-format": (json.dumps({**good, "format": "chess/1"}), "its format must be medieval-mastery/1"),
         "bad-setup": (json.dumps(bad_setup), "the setup is not valid"),
         "illegal-action": (json.dumps(illegal), "action 3 does not apply"),
         "malformed-action": (json.dumps(malformed), "action 2 does not apply"),

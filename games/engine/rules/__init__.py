@@ -20,7 +20,7 @@ Component facts and numbers come from the state's :class:`~games.engine.content.
 
 from .advance import advance_targets, check_advance
 from .battle import combat_score, knight_part
-from .core import OPTION_DEFAULTS, Transition, Tx, current_phase, option, teammates
+from .core import OPTION_DEFAULTS, Transition, Tx, check_seat, current_phase, option, teammates
 from .dispatch import apply
 from .quantities import capacity, dice_budget, dice_in_use, supplied
 from .redistribution import check_redistribution
@@ -36,6 +36,7 @@ __all__ = [
     "capacity",
     "check_advance",
     "check_redistribution",
+    "check_seat",
     "combat_score",
     "current_phase",
     "dice_budget",

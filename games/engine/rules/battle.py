@@ -21,9 +21,11 @@ from .core import (
     choice_for,
     current_phase,
     hand_card,
+    not_your_decision,
     option,
     resume,
     teammates,
+    wrong_phase,
 )
 from .resources import discard, draw, gain, random_discard
 from .victory import check_victory, cut_throat, victory_points
@@ -243,11 +245,17 @@ def _step_conflict(tx: Tx, b: Battle) -> bool:
     return True
 
 
+def support_forbidden(state: GameState, b: Battle) -> bool:
+    """Whether no support card may be played in battle ``b``: Mountains (R71, ``no_support`` in the
+    content); a castle has no territory abilities (R113)."""
+    return not b.castle and state.content.territory_types[state.tiles[b.pos]].no_support
+
+
 def _step_support_start(tx: Tx, b: Battle) -> bool:
     """Step 5 (R69–R72, R110): the losing side supports first; teammates join (no support on R87 tiles)."""
     s = tx.s
     b.stage = "result"
-    if b.castle or not tx.c.territory_types[s.tiles[b.pos]].no_support:
+    if not support_forbidden(s, b):
         a, d = combat_score(s, b, 0), combat_score(s, b, 1)
         first = b.defender if d < a else b.attacker
         eligible = {b.attacker, b.defender, *teammates(s, b.attacker), *teammates(s, b.defender)}
@@ -461,10 +469,12 @@ def h_choose_conflict(tx: Tx, actor: int, action: A.Action) -> None:
     s = tx.s
     b = s.battle
     if b is None or current_phase(s) != "battle" or b.stage != "conflict":
-        raise IllegalAction(ErrorCode.WRONG_PHASE, phase=current_phase(s))
+        raise wrong_phase(s, "conflict")
     side = b.side(actor)
-    if side < 0 or b.conflict[side] != UNCHOSEN:
-        raise IllegalAction(ErrorCode.NOT_YOUR_DECISION if side < 0 else ErrorCode.ALREADY_ANSWERED)
+    if side < 0:
+        raise not_your_decision(s)
+    if b.conflict[side] != UNCHOSEN:
+        raise IllegalAction(ErrorCode.ALREADY_ANSWERED)
     card = hand_card(s, actor, action.card)
     if tx.c.cards[card].kind != "conflict":
         raise IllegalAction(ErrorCode.CARD_WRONG_KIND, card=action.card, rule="R68")
@@ -494,9 +504,9 @@ def _support_turn_of(state: GameState, actor: int) -> Battle:
     """The running battle if it is ``actor``'s support turn (R69–R70, R110); else IllegalAction."""
     b = state.battle
     if b is None or current_phase(state) != "battle" or b.stage != "support":
-        raise IllegalAction(ErrorCode.WRONG_PHASE, phase=current_phase(state))
+        raise wrong_phase(state, "support")
     if b.support_order[b.support_turn] != actor:
-        raise IllegalAction(ErrorCode.NOT_YOUR_DECISION)
+        raise not_your_decision(state)
     return b
 
 
@@ -504,11 +514,13 @@ def h_play_support(tx: Tx, actor: int, action: A.Action) -> None:
     """Play one or more support cards on one's support turn; teammates support their side (R70, R110).
 
     Raises:
-        IllegalAction: not the actor's support turn, duplicate cards, cards not in hand, or not
-            support cards (R70).
+        IllegalAction: ``SUPPORT_FORBIDDEN`` in a battle over Mountains (R71); not the actor's support
+            turn, duplicate cards, cards not in hand, or not support cards (R70).
     """
     assert isinstance(action, A.PlaySupport)
     s = tx.s
+    if s.battle is not None and support_forbidden(s, s.battle):
+        raise IllegalAction(ErrorCode.SUPPORT_FORBIDDEN, rule="R71")
     b = _support_turn_of(s, actor)
     if len(set(action.cards)) != len(action.cards):
         raise IllegalAction(ErrorCode.BAD_CHOICE)

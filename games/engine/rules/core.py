@@ -14,10 +14,10 @@ from typing import Any
 
 from .. import actions as A
 from ..content import Content
-from ..errors import ErrorCode, IllegalAction
+from ..errors import ErrorCode, IllegalAction, InvalidSeat
 from ..kinds import EventType, Phase
 from ..rng import Rng
-from ..state import Battle, Choice, GameState, Player, Window
+from ..state import UNCHOSEN, Battle, Choice, GameState, Player, Window
 
 Event = dict[str, Any]
 
@@ -119,6 +119,23 @@ class Tx:
         return Transition(self.s, self.events)
 
 
+def check_seat(state: GameState, seat: object, *, spectator: bool = False) -> int | None:
+    """The one check of a seat argument (``apply``, ``legal_actions``, ``view_for``): an ``int`` from 0 to
+    ``players - 1``, or ``None`` (the spectator) where ``spectator`` allows it.
+
+    Returns:
+        ``seat``, typed.
+
+    Raises:
+        InvalidSeat: anything else (``True``, ``1.0``, ``"0"``, ``-1``, ``players``).
+    """
+    if seat is None and spectator:
+        return None
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.num_players:
+        raise InvalidSeat(seat, state.num_players)
+    return seat
+
+
 def ceil_div(a: int, b: int) -> int:
     """Return ceil(a / b) for ints (``b > 0``)."""
     return -(-a // b)
@@ -143,6 +160,58 @@ def current_phase(state: GameState) -> Phase:
     return Phase(state.phase)
 
 
+def window_waiting(state: GameState) -> list[int]:
+    """The seats an open response window still waits for, in asking order (R37); ``[]`` without one."""
+    w = state.window
+    if w is None:
+        return []
+    return [seat for seat, answer in zip(w.asked, w.answers, strict=True) if answer is None]
+
+
+def conflict_waiting(state: GameState) -> list[tuple[int, int]]:
+    """``(side, seat)`` of each battle side still to choose its conflict card (R68), by seat."""
+    b = state.battle
+    if b is None or b.stage != "conflict":
+        return []
+    return sorted(
+        ((side, seat) for side, seat in enumerate((b.attacker, b.defender)) if b.conflict[side] == UNCHOSEN),
+        key=lambda pair: pair[1],
+    )
+
+
+def deciding_seats(state: GameState) -> list[int]:
+    """Every seat the game waits for now, by seat: the one home of "who decides" that
+    :func:`games.engine.pending` builds its prompts from (R27, R37, R41, R68, R70)."""
+    if state.winners:
+        return []
+    if state.window is not None:
+        return sorted(window_waiting(state))
+    if state.choice is not None:
+        return [state.choice.seat]
+    b = state.battle
+    if b is not None:
+        if b.stage == "conflict":
+            return [seat for _side, seat in conflict_waiting(state)]
+        return [b.support_order[b.support_turn]] if b.stage == "support" else []
+    return [state.active]
+
+
+def not_your_decision(state: GameState) -> IllegalAction:
+    """``NOT_YOUR_DECISION``, naming whose decisions are pending (``waiting``: seats, comma-separated)."""
+    return IllegalAction(ErrorCode.NOT_YOUR_DECISION, waiting=",".join(map(str, deciding_seats(state))))
+
+
+def wrong_phase(state: GameState, *expected: str) -> IllegalAction:
+    """``WRONG_PHASE``, naming the phase (and the battle step, in a battle) and what was ``expected``."""
+    b = state.battle
+    return IllegalAction(
+        ErrorCode.WRONG_PHASE,
+        phase=current_phase(state),
+        step=b.stage if b is not None else None,
+        expected=",".join(expected) or None,
+    )
+
+
 def require_turn(state: GameState, actor: int, *phases: str) -> None:
     """Check that ``actor`` is the active seat and the game is in one of ``phases`` (R27).
 
@@ -150,9 +219,9 @@ def require_turn(state: GameState, actor: int, *phases: str) -> None:
         IllegalAction: ``NOT_YOUR_DECISION`` or ``WRONG_PHASE``.
     """
     if actor != state.active:
-        raise IllegalAction(ErrorCode.NOT_YOUR_DECISION)
+        raise not_your_decision(state)
     if current_phase(state) not in phases:
-        raise IllegalAction(ErrorCode.WRONG_PHASE, phase=current_phase(state))
+        raise wrong_phase(state, *phases)
 
 
 def hand_card(state: GameState, seat: int, cid: str) -> int:
@@ -175,9 +244,9 @@ def choice_for(state: GameState, actor: int, kind: str) -> Choice:
     """
     ch = state.choice
     if ch is None or state.window is not None or ch.kind != kind:
-        raise IllegalAction(ErrorCode.WRONG_PHASE, phase=current_phase(state))
+        raise wrong_phase(state, Phase.CHOICE)
     if ch.seat != actor:
-        raise IllegalAction(ErrorCode.NOT_YOUR_DECISION)
+        raise not_your_decision(state)
     return ch
 
 

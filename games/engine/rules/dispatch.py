@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .. import actions as A
-from ..errors import ErrorCode, IllegalAction
+from ..errors import ErrorCode, IllegalAction, InvalidActionPayload
 from ..state import GameState, Window
 from .advance import h_advance, h_decline_advance
 from .battle import (
@@ -18,7 +18,7 @@ from .battle import (
     h_pass_support,
     h_play_support,
 )
-from .core import Transition, Tx
+from .core import Transition, Tx, check_seat
 from .crowns import crown_window_closed, h_insight_order, h_prosperity, h_use_crown
 from .redistribution import h_finish_redistribution, h_redistribute
 from .resources import h_call_to_arms, h_discard_choice, h_tactical_advance
@@ -84,16 +84,17 @@ def apply(state: GameState, actor: int, action: A.Action) -> Transition:
         A :class:`Transition` with the new state and its events.
 
     Raises:
+        InvalidSeat: ``actor`` is not a seat of this game (:func:`check_seat`).
+        InvalidActionPayload: ``action`` is not an engine action.
         IllegalAction: the rules forbid the action now (stable :class:`ErrorCode`, R-number in params):
-            ``GAME_OVER`` (R103), ``NOT_YOUR_DECISION`` for a seat outside the game, or the family's code.
+            ``GAME_OVER`` (R103) or the family's code.
     """
-    if state.winners:
-        raise IllegalAction(ErrorCode.GAME_OVER)
-    if not 0 <= actor < state.num_players:
-        raise IllegalAction(ErrorCode.NOT_YOUR_DECISION)
+    check_seat(state, actor)
     handler = _HANDLERS.get(type(action))
     if handler is None:
-        raise IllegalAction(ErrorCode.WRONG_PHASE)
+        raise InvalidActionPayload(f"not an action: {type(action).__name__}")
+    if state.winners:
+        raise IllegalAction(ErrorCode.GAME_OVER)
     tx = Tx(state)
     handler(tx, actor, action)
     run(tx)

@@ -27,16 +27,17 @@ def normalize_setup(setup: dict[str, Any]) -> dict[str, Any]:
     """
     if not isinstance(setup, dict):
         raise ContentError("setup must be an object")
+    unknown = sorted(str(k) for k in setup if k not in SETUP_KEYS)
+    if unknown:  # a misspelt key would silently set up another game (issue 14)
+        raise ContentError(f"setup: unknown key {unknown[0]!r} (expected {', '.join(SETUP_KEYS)})")
     if "players" not in setup:
         raise ContentError("setup needs integer 'players' and 'seed'")
-    players = bounded_int(setup["players"], 0, 99, "players")  # never formatted into a path unchecked
+    players = bounded_int(setup["players"], 2, 6, "players")  # R1; never formatted into a path unchecked
     seed = bounded_int(setup.get("seed", 0), -MAX_SETUP_INT - 1, MAX_SETUP_INT, "seed")
     options = _normalize_options(setup.get("options") or {}, players)
     content = setup.get("content", "default")
     layout = setup.get("layout")
-    pin = setup.get("pin") or {}
-    if not isinstance(pin, dict):
-        raise ContentError("pin must be an object")
+    pin = _normalize_pin(setup.get("pin") or {}, players)
     canonical = {
         "players": players,
         "seed": seed & ((1 << 63) - 1),
@@ -51,6 +52,76 @@ def normalize_setup(setup: dict[str, Any]) -> dict[str, Any]:
     if board.players != players:
         raise ContentError("layout is for another player count")
     return canonical
+
+
+#: The keys of a setup (``docs/game-record.md`` §2).
+SETUP_KEYS = ("players", "seed", "content", "layout", "options", "pin")
+
+#: The keys of a setup's ``pin`` (everything random that a test or a record may fix).
+PIN_KEYS = ("tiles", "artefacts", "decks", "first_player", "dice")
+
+
+def _id_list(value: Any, what: str) -> list[str]:
+    """A list of ASCII ids (``None`` is an empty list).
+
+    Raises:
+        ContentError: anything else, naming ``what``.
+    """
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(_ascii(v) for v in value):
+        raise ContentError(f"{what} must be a list of ids")
+    return list(value)
+
+
+def _per_seat(value: Any, players: int, what: str) -> list[list[str]]:
+    """A per-seat pin (``pin.artefacts``, ``pin.decks``): a list of at most ``players`` id lists."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or len(value) > players:
+        raise ContentError(f"{what} must be a list with one list of ids per seat (at most {players})")
+    return [_id_list(ids, f"{what}[{seat}]") for seat, ids in enumerate(value)]
+
+
+def _normalize_pin(pin: Any, players: int) -> dict[str, Any]:
+    """Check the shape of a setup's ``pin`` (whether the pinned things exist is checked while dealing).
+
+    Returns:
+        A copy of the pin, unchanged.
+
+    Raises:
+        ContentError: not an object, an unknown (misspelt) key, or a value of the wrong shape.
+    """
+    if not isinstance(pin, dict):
+        raise ContentError("pin must be an object")
+    unknown = sorted(str(k) for k in pin if k not in PIN_KEYS)
+    if unknown:
+        raise ContentError(f"pin: unknown key {unknown[0]!r} (expected {', '.join(PIN_KEYS)})")
+    tiles = pin.get("tiles")
+    if tiles is not None and not (
+        isinstance(tiles, dict) and all(_ascii(k) and _ascii(v) for k, v in tiles.items())
+    ):
+        raise ContentError("pin.tiles must map position ids to tile types")
+    _per_seat(pin.get("artefacts"), players, "pin.artefacts")
+    _per_seat(pin.get("decks"), players, "pin.decks")
+    first = pin.get("first_player")
+    if first is not None and not (type(first) is int and 0 <= first < players):
+        raise ContentError(f"pin.first_player must be a seat number from 0 to {players - 1}")
+    dice = pin.get("dice")
+    if dice is not None and not (
+        isinstance(dice, list) and all(type(d) is int and 1 <= d <= 6 for d in dice)
+    ):
+        raise ContentError("pin.dice must be a list of die results 1..6")
+    return dict(pin)  # as given, so the canonical setup (and its hash) of a valid pin never changes
+
+
+#: The faces of a d6 (check ``type(d) is int`` too: ``True == 1``, but it is not a die result).
+_DIE_FACES = frozenset(range(1, 7))
+
+
+def _ascii(value: Any) -> bool:
+    """Whether ``value`` is a non-empty ASCII string (ids are ASCII only)."""
+    return isinstance(value, str) and value.isascii() and bool(value)
 
 
 def _normalize_options(raw_options: Any, players: int) -> dict[str, Any]:

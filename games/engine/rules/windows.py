@@ -17,11 +17,12 @@ from ..state import GameState, Window
 from .core import (
     Tx,
     artefact_owner,
-    current_phase,
     destroy_artefact,
     face_up,
+    not_your_decision,
     option,
     require_turn,
+    wrong_phase,
 )
 from .resources import discard
 
@@ -109,9 +110,9 @@ def h_respond(tx: Tx, actor: int, action: A.Action) -> None:
     s = tx.s
     w = s.window
     if w is None:
-        raise IllegalAction(ErrorCode.WRONG_PHASE, phase=current_phase(s))
+        raise wrong_phase(s, "response")
     if actor not in w.asked:
-        raise IllegalAction(ErrorCode.NOT_YOUR_DECISION)
+        raise not_your_decision(s)
     i = w.asked.index(actor)
     if w.answers[i] is not None:
         raise IllegalAction(ErrorCode.ALREADY_ANSWERED)
