@@ -16,6 +16,7 @@ import pytest
 from games.engine import (
     ErrorCode,
     GameState,
+    IllegalAction,
     legal_actions,
     pending,
     victory_points,
@@ -687,6 +688,19 @@ def test_r71_r87_mountains_forbid_support_cards() -> None:
     assert res["scores"] == [6, 8]
     st = play.state
     assert names(st, st.players[ATT].hand).count("war_banner") == 2
+
+
+def test_r71_a_support_card_over_mountains_is_refused_with_support_forbidden() -> None:
+    """R71 ("Mountains: no support cards may be played in a battle in this territory"), issue 14: a support
+    card sent in a battle over Mountains is refused with ``support_forbidden`` citing R71, never with
+    ``wrong_phase``, and changes nothing."""
+    play = battle(tile="mountains", att=4, dfd=3, att_hand=SUPPORT_ATT, def_hand=SUPPORT_DEF)
+    assert play.state.battle is not None and play.state.battle.stage == "conflict"
+    banner = hand_card(play.state, ATT, "war_banner")
+    assert_illegal(play.state, ATT, {"type": "play_support", "cards": [banner]}, ErrorCode.SUPPORT_FORBIDDEN)
+    with pytest.raises(IllegalAction) as err:
+        act(play.state, DEF, {"type": "play_support", "cards": [hand_card(play.state, DEF, "war_banner")]})
+    assert err.value.params["rule"] == "R71"
 
 
 # ----------------------------------------------------------------------------------------------------------
