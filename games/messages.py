@@ -66,6 +66,13 @@ ENGINE_MESSAGES: dict[str, tuple[Promise, str]] = {
         ),
         "R53",
     ),
+    "target_next_to_unsupplied": (
+        gettext_lazy(
+            "You cannot advance next to a territory of yours that has no line of supply, unless the target "
+            "also touches a supplied territory you control."
+        ),
+        "R53",
+    ),
     "target_not_enterable": (gettext_lazy("Lakes and castles cannot be advanced into."), "R54"),
     "target_own": (gettext_lazy("You cannot advance into a place you already control."), "R52"),
     "target_teammate": (gettext_lazy("You cannot advance into a territory your teammate controls."), "R108"),

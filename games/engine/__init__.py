@@ -19,10 +19,13 @@ from .kinds import ActionType, ArtefactType, CardKind, EventType, Phase, PromptK
 from .prompts import Prompt, legal_actions, pending
 from .record import RECORD_FORMAT, ReplayError, make_record, read_record, replay
 from .rules import (
+    ADDED_OPTIONS,
     OPTION_DEFAULTS,
+    RULES_EDITION,
     Transition,
     advance_targets,
     apply,
+    current_options,
     current_phase,
     dice_in_use,
     new_game,
@@ -54,8 +57,10 @@ from .view_types import (
 )
 
 __all__ = [
+    "ADDED_OPTIONS",
     "OPTION_DEFAULTS",
     "RECORD_FORMAT",
+    "RULES_EDITION",
     "Action",
     "ActionType",
     "ArtefactType",
@@ -97,6 +102,7 @@ __all__ = [
     "apply",
     "canonical_json",
     "card_id",
+    "current_options",
     "current_phase",
     "dice_in_use",
     "from_dict",

@@ -17,7 +17,7 @@ from .bot import choose, next_decision
 from .errors import ContentError
 from .record import ReplayError, make_record, read_record, replay
 from .rng import Rng
-from .rules import apply, new_game
+from .rules import apply, current_options, new_game
 from .state import state_hash
 from .view import public_summary
 
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(json.dumps({"summary": public_summary(state), "state_hash": state_hash(state)}, indent=2))
         return 0
-    options: dict[str, Any] = {}
+    options: dict[str, Any] = current_options()  # a new game: the newest rules
     for opt in args.options:
         key, _, value = opt.partition("=")
         options[key] = value if value else True

@@ -107,7 +107,9 @@ class Board:
     layout_vp: tuple[int, ...]
     castle_of_seat: tuple[int, ...]
     adjacent: tuple[tuple[int, ...], ...]
-    lake_links: tuple[tuple[int, ...], ...]  # per position: territories sharing a lake with it
+    lake_links: tuple[
+        tuple[int, ...], ...
+    ]  # per position: territories (and, for a territory, castles) on a lake with it
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
 
     @property
@@ -366,7 +368,10 @@ def _build_board(data: dict[str, Any], key: str, max_homelands: int) -> Board:
             continue
         shore = [n for n in adjacent[lake] if kinds[n] in ("territory", "castle")]
         for a in shore:
-            links[a].update(b for b in shore if b != a and kinds[b] == "territory")
+            # A castle links to territories only (Q13); a territory to castles too (R112, Castle Siege).
+            links[a].update(
+                b for b in shore if b != a and (kinds[b] == "territory" or kinds[a] == "territory")
+            )
     # Ruling Q2: no territory touches two castles; at most `max_homelands` territories touch a castle.
     for c in seats.values():
         if sum(1 for n in adjacent[c] if kinds[n] == "territory") > max_homelands:

@@ -33,6 +33,7 @@ class ErrorCode(StrEnum):
     DICE_BUDGET = "dice_budget"
     BAD_KNIGHT_COUNT = "bad_knight_count"
     TARGET_NOT_REACHABLE = "target_not_reachable"
+    TARGET_NEXT_TO_UNSUPPLIED = "target_next_to_unsupplied"
     TARGET_NOT_ENTERABLE = "target_not_enterable"
     TARGET_OWN = "target_own"
     TARGET_TEAMMATE = "target_teammate"

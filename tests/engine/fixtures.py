@@ -20,6 +20,7 @@ from games.engine import (
     IllegalAction,
     Transition,
     apply,
+    current_options,
     from_dict,
     legal_actions,
     new_game,
@@ -37,9 +38,11 @@ def game(
     content: str | dict[str, Any] = "default",
     layout: dict[str, Any] | None = None,
 ) -> GameState:
-    """Return a fresh game (first player pinned to seat 0 unless ``pin`` says otherwise)."""
+    """Return a fresh game (first player pinned to seat 0 unless ``pin`` says otherwise) with the newest
+    rules (:func:`games.engine.current_options`) unless ``options`` says otherwise."""
     pin = {"first_player": 0, **(pin or {})}
-    setup: dict[str, Any] = {"players": players, "seed": seed, "options": options or {}, "pin": pin}
+    options = {**current_options(), **(options or {})}
+    setup: dict[str, Any] = {"players": players, "seed": seed, "options": options, "pin": pin}
     setup["content"] = content
     if layout is not None:
         setup["layout"] = layout

@@ -11,6 +11,7 @@ from typing import Any
 from games.engine import (
     apply,
     card_id,
+    current_options,
     dice_in_use,
     from_dict,
     legal_actions,
@@ -40,6 +41,8 @@ OPTION_COMBOS: list[dict[str, Any]] = [
     {"castle_siege": True, "mayhem": True, "cut_throat": True, "skirmish": True},
     {"mayhem": True, "cut_throat": True},
     {"fracture_prompts": "holders"},
+    {"rules_edition": 1},  # the reading of games stored before issue 14
+    {"rules_edition": 1, "castle_siege": True, "mayhem": True},
 ]
 ALLEGIANCE_COMBOS: list[tuple[int, dict[str, Any]]] = [
     (4, {"allegiance": "pairs"}),
@@ -134,7 +137,9 @@ def playout(
     views_every: int = 25,
     turn_limit: int = TURN_LIMIT,
 ) -> PlayoutResult:
-    """Play one seeded random game driven by ``legal_actions``, checking invariants after every action."""
+    """Play one seeded random game driven by ``legal_actions``, checking invariants after every action
+    (newest rules unless ``setup``'s options say otherwise)."""
+    setup = {**setup, "options": {**current_options(), **(setup.get("options") or {})}}
     state = new_game(setup)
     rng = Rng(bot_seed)
     result = PlayoutResult(state)

@@ -361,18 +361,52 @@ def test_r64_sceptre_window_starts_with_attacker_and_lists_applying_sceptres() -
     assert sorted(p.seat for p in pending(play.state)) == [ATT, DEF]
 
 
-def test_r64_r65_wrong_trigger_sceptres_do_not_apply_and_window_is_skipped() -> None:
-    """R64, R65, R91: a "when defending" sceptre of the attacker and a "when attacking" sceptre of the
-    defender do not apply; with nothing about to apply the window is skipped."""
+def test_r64_r65_wrong_trigger_sceptres_are_targets_but_do_not_apply() -> None:
+    """R64 (rulebook step 3: "the chance to play a fracture card on one of the sceptres belonging to the
+    players involved in the battle", issue 14), R65, R91: a "when defending" sceptre of the attacker and a
+    "when attacking" sceptre of the defender are targets of the window, which opens, but do not apply."""
     play = battle(
         att_arts=("sceptre_loyalty", "sceptre_defiance"), def_arts=("sceptre_rage", "sceptre_influence")
     )
+    w = play.state.window
+    assert w is not None and w.kind == "sceptre"
+    assert w.targets == ["sceptre_loyalty", "sceptre_defiance", "sceptre_rage", "sceptre_influence"]
+    assert w.asked == [ATT, DEF]
+    play.respond()
     st = play.state
-    assert play.of("window_opened") == []
     assert play.of("artefact_applied") == []
     assert step3_scores(play) == [4, 3]
     assert len(st.players[ATT].hand) == 5 and len(st.players[DEF].hand) == 5
     assert play.kinds() == ["conflict", "conflict"]
+
+
+def test_r64_rules_edition_1_skips_a_window_with_nothing_about_to_apply() -> None:
+    """R64 as read before issue 14 (``rules_edition: 1``, kept for stored games): only sceptres about to
+    apply were targets, so with none the window was skipped."""
+    play = battle(
+        att_arts=("sceptre_loyalty", "sceptre_defiance"),
+        def_arts=("sceptre_rage", "sceptre_influence"),
+        options={"rules_edition": 1},
+    )
+    assert play.of("window_opened") == [] and play.of("artefact_applied") == []
+    assert play.kinds() == ["conflict", "conflict"]
+
+
+def test_r64_r37_an_outside_player_may_fracture_a_sceptre_that_would_not_apply() -> None:
+    """R64, R37 (issue 14): in a 3-player game the defender's Sceptre of Rage ("when attacking") will not
+    apply, yet it belongs to a player in the battle, so the player outside the battle may fracture it.
+    Before issue 14 no window opened and the Fracture was refused with ``invalid_fracture_target``."""
+    s = setup(players=3, def_arts=("sceptre_rage",))
+    set_hand(s, OTHER, ["fracture", "call_to_arms", "tactical_advance", "ambush", "probing_attack"])
+    play = Play(s)
+    play.advance(4)
+    w = play.state.window
+    assert w is not None and w.targets == ["sceptre_rage"] and w.asked == [ATT, OTHER]
+    play.respond({OTHER: ["sceptre_rage"]})
+    art = play.state.players[DEF].artefact("sceptre_rage")
+    assert art is not None and not art.face_up
+    assert [e["seat"] for e in play.of("card_played")] == [OTHER]
+    assert play.of("artefact_applied") == []
 
 
 def test_r65_q10_attacker_sceptre_applies_before_defender_sceptre() -> None:
@@ -732,25 +766,37 @@ def test_r73_tie_goes_to_defender_by_one() -> None:
 # ----------------------------------------------------------------------------------------------------------
 
 
-def test_r74_orb_window_from_attacker_only_result_matching_orbs() -> None:
-    """R74, R37: the orb window opens with the attacker; targets are the winner's "win" orb and the loser's
-    "lose" orb only (the winner's lose orb and the loser's win orb are not about to apply)."""
+def test_r74_orb_window_from_attacker_offers_every_orb_of_the_battle_players() -> None:
+    """R74 (rulebook step 7: "one of the orbs belonging to the players involved in the battle", issue 14),
+    R37: the orb window opens with the attacker; its targets are every face-up orb of both players; only the
+    winner's "win" orb and the loser's "lose" orb then apply."""
     play = battle(
         att=5, dfd=2, att_arts=("orb_greed", "orb_devotion"), def_arts=("orb_preparation", "orb_cleansing")
     )
     play.conflict("audacious_charge", "shield_wall")
     w = play.state.window
     assert w is not None and w.kind == "orb" and w.opener == ATT
-    assert w.targets == ["orb_greed", "orb_cleansing"]
+    assert w.targets == ["orb_greed", "orb_devotion", "orb_preparation", "orb_cleansing"]
     assert w.asked == [ATT, DEF]
+    play.respond()
+    assert [e["artefact"] for e in play.of("artefact_applied")] == ["orb_greed", "orb_cleansing"]
 
 
-def test_r74_orb_window_skipped_when_no_orb_applies() -> None:
-    """R74: with no orb about to apply (loser holds only a win orb) the window is skipped."""
+def test_r74_orb_window_opens_on_an_orb_that_will_not_apply() -> None:
+    """R74 (issue 14): the losing defender's Greed ("when you win") will not apply, but it is a face-up orb
+    of a player in the battle, so the window opens and the attacker may fracture it; without any face-up
+    orb of the two players the window is skipped."""
     play = battle(att=5, dfd=2, def_arts=("orb_greed",))
     play.conflict("audacious_charge", "shield_wall")
-    assert play.of("window_opened") == [] and play.of("artefact_applied") == []
-    assert len(play.state.players[DEF].hand) == 4
+    w = play.state.window
+    assert w is not None and w.targets == ["orb_greed"] and w.asked == [ATT]
+    play.respond({ATT: ["orb_greed"]})
+    art = play.state.players[DEF].artefact("orb_greed")
+    assert art is not None and not art.face_up
+    assert play.of("artefact_applied") == [] and len(play.state.players[DEF].hand) == 4
+    bare = battle(att=5, dfd=2)
+    bare.conflict("audacious_charge", "shield_wall")
+    assert bare.of("window_opened") == []
 
 
 def test_r75_r76_brutality_applies_before_margin_losses() -> None:
@@ -864,7 +910,8 @@ def test_r75_win_orb_of_loser_and_lose_orb_of_winner_do_not_apply() -> None:
     """R75, R91: orbs apply only on their trigger: the winner's Devotion and the loser's Brutality do not."""
     play = battle(att=2, dfd=5, att_arts=("orb_brutality",), def_arts=("orb_devotion",))
     play.conflict("audacious_charge", "shield_wall")
-    assert play.of("artefact_applied") == [] and play.of("window_opened") == []
+    play.respond()
+    assert play.of("artefact_applied") == []
     assert play.state.knights[play.pos] == 5 and play.state.players[DEF].castle == 2
 
 
@@ -1078,7 +1125,7 @@ def test_worked_example_city_battle() -> None:
     res = play.of("battle_result")[0]
     assert res["scores"] == [14, 12] and res["winner"] == ATT and res["margin"] == 2
     w = play.state.window
-    assert w is not None and w.targets == ["orb_brutality"] and w.asked == [DEF]
+    assert w is not None and w.targets == ["orb_brutality", "orb_preparation"] and w.asked == [ATT, DEF]
     play.respond()
     st = play.state
     assert [(e["reason"], e["knights"]) for e in play.of("knights_lost")] == [("brutality", 1), ("battle", 2)]

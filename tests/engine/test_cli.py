@@ -156,7 +156,7 @@ def test_play_with_boolean_options() -> None:
     code, out = play("--players", "2", "--seed", "7", "--options", "mayhem", "cut_throat")
     assert code == 0
     setup = out["record"]["setup"]
-    assert setup["options"] == {"mayhem": True, "cut_throat": True}
+    assert setup["options"] == {"mayhem": True, "cut_throat": True, "rules_edition": 2}
     state = replay(setup, out["record"]["actions"])
     assert state_hash(state) == out["state_hash"]
     assert state.setup["options"]["mayhem"] is True and state.setup["options"]["cut_throat"] is True
@@ -168,7 +168,7 @@ def test_play_with_allegiance_pairs() -> None:
     code, out = play("--players", "4", "--seed", "3", "--options", "allegiance=pairs")
     assert code == 0
     setup = out["record"]["setup"]
-    assert setup["options"] == {"allegiance": "pairs"}
+    assert setup["options"] == {"allegiance": "pairs", "rules_edition": 2}
     state = replay(setup, out["record"]["actions"])
     assert state_hash(state) == out["state_hash"]
     assert [p.team for p in state.players] == [0, 1, 0, 1]

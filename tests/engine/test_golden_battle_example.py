@@ -333,9 +333,11 @@ def test_step6_attacker_wins_by_two() -> None:
 
 
 def test_step7_orb_window_and_brutality_before_margin_losses() -> None:
-    """R74, R75, R91: the orb window opens with the attacker; only Brutality (the winner's "win" orb) is
-    about to apply — Preparation is a "win" orb of the loser — so only the defender is asked; nobody
-    fractures; Brutality makes the defender lose 1 knight in the City before step 8's losses."""
+    """R74 ("each player in turn … has the chance to play a fracture card on one of the orbs belonging to
+    the players involved in the battle", issue 14), R75, R91: the orb window opens with the attacker and
+    offers both players' face-up orbs, so both are asked (each may fracture the other's); nobody
+    fractures; only Brutality (the winner's "win" orb) applies — Preparation is a "win" orb of the loser —
+    and makes the defender lose 1 knight in the City before step 8's losses."""
     exp = expect()["battle"]["orb_window"]
     opened = one("window_opened", kind="orb")
     assert (opened["opener"], opened["targets"], opened["asked"]) == (
@@ -447,10 +449,14 @@ def test_defiance_restored_at_end_of_defenders_next_turn() -> None:
 
 
 def test_window_closed_event_reports_the_surviving_artefacts() -> None:
-    """R37, R64, R65, R74, R75: after each lap the surviving face-up artefacts are applied; the
-    ``window_closed`` event must name them (Rage after the sceptre window, Brutality after the orb window),
-    exactly the artefacts then reported as applied."""
+    """R37, R64, R65, R74, R75: after each lap the ``window_closed`` event names the window's targets still
+    face up (Rage after the sceptre window: Defiance was fractured; both orbs after the orb window); of
+    them, those about to apply are applied (Rage; Brutality, the winner's "win" orb, not Preparation, a
+    "win" orb of the loser)."""
+    battle = expect()["battle"]
     sceptre_closed = one("window_closed", kind="sceptre")
     orb_closed = one("window_closed", kind="orb")
-    assert sceptre_closed["survivors"] == expect()["battle"]["sceptre_window"]["applied"]
-    assert orb_closed["survivors"] == expect()["battle"]["orb_window"]["applied"]
+    assert sceptre_closed["survivors"] == battle["sceptre_window"]["applied"] == ["sceptre_rage"]
+    assert orb_closed["survivors"] == battle["orb_window"]["targets"] == ["orb_brutality", "orb_preparation"]
+    applied = [ev["artefact"] for ev in battle_events() if ev["type"] == "artefact_applied"]
+    assert applied == ["sceptre_rage", *battle["orb_window"]["applied"]] == ["sceptre_rage", "orb_brutality"]

@@ -107,7 +107,8 @@ def oracle_supplied(s: GameState, seat: int) -> set[int]:
 def oracle_targets(s: GameState, seat: int) -> set[int]:
     """R53, R54, Q13, Q35: a territory not controlled by ``seat`` that touches a launch tile (castle or a
     supplied own territory) or shares a lake with a supplied own territory (or with the castle when the
-    castle_lake_link option is on)."""
+    castle_lake_link option is on), unless it touches (or shares a lake with) an unsupplied own territory
+    and no supplied one (the R53 sentence, issue 14)."""
     kinds, adj = s.board.kinds, s.board.adjacent
     castle = castle_pos(s, seat)
     launch_terr = oracle_supplied(s, seat)
@@ -115,17 +116,19 @@ def oracle_targets(s: GameState, seat: int) -> set[int]:
     lake_sources = set(launch_terr)
     if s.setup["options"]["castle_lake_link"]:
         lake_sources.add(castle)
+    own_terr = {i for i, kind in enumerate(kinds) if kind == "territory" and s.owner[i] == seat}
     out = set()
     for x, kind in enumerate(kinds):
         if kind != "territory" or s.owner[x] == seat:
             continue
-        if any(n in launch for n in adj[x]):
-            out.add(x)
+        # R11: for advances a lake joins every territory on its shore to every other one.
+        shore = {n for lake in adj[x] if kinds[lake] == "lake" for n in adj[lake] if n != x}
+        near = set(adj[x]) | {n for n in shore if kinds[n] == "territory"}
+        # R53 (issue 14): an unsupplied own territory next to x closes it, unless a supplied one is too.
+        if near & (own_terr - launch_terr) and not near & launch_terr:
             continue
-        for lake in adj[x]:
-            if kinds[lake] == "lake" and any(n in lake_sources and n != x for n in adj[lake]):
-                out.add(x)
-                break
+        if any(n in launch for n in adj[x]) or shore & lake_sources:
+            out.add(x)
     return out
 
 
@@ -340,6 +343,7 @@ def _check_targets(s: GameState, pick: int) -> None:
             act(s, seat, {"type": "advance", "to": f"t{x}", "knights": 1})
         assert err.value.code in (
             ErrorCode.TARGET_NOT_REACHABLE,
+            ErrorCode.TARGET_NEXT_TO_UNSUPPLIED,
             ErrorCode.TARGET_OWN,
             ErrorCode.TARGET_NOT_ENTERABLE,
         ), (x, err.value)

@@ -368,15 +368,17 @@ def test_disputed_territory_supplies_its_defender() -> None:
 
 def test_supply_recomputed_when_a_territory_empties() -> None:
     """R51, R86, Q19: supply is recomputed when a territory empties: one knight into an empty Marshlands
-    leaves it uncontrolled, so a territory behind it has no supply."""
-    s = board()
-    set_tile(s, 10, "marshlands")
-    place(s, 5, 0, 2)  # t5 touches t10 and t8, none held yet
-    assert supplied(s, 0) == set()
-    t = act(s, 0, adv(10, 1))
-    assert t.state.owner[10] == -1 and supplied(t.state, 0) == set()
-    t2 = act(s, 0, adv(10, 2))
-    assert t2.state.owner[10] == 0 and supplied(t2.state, 0) == {10, 5}
+    leaves it uncontrolled, so a territory behind it stays without supply. (Seat 1, castle t11: t7 is
+    supplied and touches the target t2, so the unsupplied t3 next to t2 does not close it, R53.)"""
+    s = board(first=1)
+    set_tile(s, 2, "marshlands")
+    place(s, 7, 1, 1)
+    place(s, 3, 1, 2)  # t3 touches t2 and the lake, which no supplied territory of seat 1 touches
+    assert supplied(s, 1) == {7}
+    t = act(s, 1, adv(2, 1))
+    assert t.state.owner[2] == -1 and supplied(t.state, 1) == {7}
+    t2 = act(s, 1, adv(2, 2))
+    assert t2.state.owner[2] == 1 and supplied(t2.state, 1) == {7, 2, 3}
 
 
 def test_unsupplied_territory_still_scores() -> None:
@@ -498,16 +500,44 @@ def test_targets_across_a_lake_from_supplied_territory() -> None:
 
 
 def test_q35_target_next_to_castle_and_unsupplied_territory() -> None:
-    """Q35, R53 (case 1): a target next to the castle and also next to an unsupplied territory of the
-    player is legal; a target next only to the unsupplied territory is not."""
+    """R53 as corrected by issue 14 (Q35 case 1). The rulebook, LINE OF SUPPLY: "you cannot advance into
+    any of the territories adjacent to that territory, unless the territory that you wish to advance to is
+    also adjacent to another territory you control that has a line of supply" (SV "såvida inte det
+    territorium du vill göra framryckningen till också ligger intill något av dina territorier som har en
+    försörjningslinje", PL and KO alike). The castle is not a territory: a target next to the castle and
+    next to an unsupplied territory of the player is closed, with its own error, until a supplied territory
+    of the player touches it too."""
     s = board()
     place(s, 5, 0, 2)
     assert supplied(s, 0) == set()
-    assert 10 in advance_targets(s, 0) and 5 in neighbours(s, 10)
-    assert act(s, 0, adv(10, 1)).state.owner[10] == 0
-    assert 6 not in advance_targets(s, 0)
+    assert 5 in neighbours(s, 10) and 12 in neighbours(s, 10)  # t10 touches the castle (t12) and t5
+    assert 10 not in advance_targets(s, 0)
+    reject(s, 0, adv(10, 1), ErrorCode.TARGET_NEXT_TO_UNSUPPLIED)
+    reject(s, 0, adv(8, 1), ErrorCode.TARGET_NEXT_TO_UNSUPPLIED)
     reject(s, 0, adv(6, 1), ErrorCode.TARGET_NOT_REACHABLE)
     reject(s, 0, adv(4, 1), ErrorCode.TARGET_NOT_REACHABLE)
+
+
+def test_q35_rules_edition_1_keeps_the_launch_tile_reading() -> None:
+    """Q35 as first read (``rules_edition: 1``, which games stored before issue 14 keep so their records
+    replay): a target next to the castle is legal even next to an unsupplied territory of the player."""
+    s = board(options={"rules_edition": 1})
+    place(s, 5, 0, 2)
+    assert 10 in advance_targets(s, 0)
+    assert act(s, 0, adv(10, 1)).state.owner[10] == 0
+
+
+def test_r53_a_supplied_neighbour_reopens_a_target_next_to_an_unsupplied_territory() -> None:
+    """R53 ("unless the territory that you wish to advance to is also adjacent to another territory you
+    control that has a line of supply"): seat 1 holds t9 (supplied, next to its castle t11) and t1 (no
+    supply); t7 touches both, so it is a target; t2 too."""
+    s = board(first=1)
+    place(s, 9, 1, 1)
+    place(s, 1, 1, 1)
+    assert supplied(s, 1) == {9}
+    assert {1, 9} <= set(neighbours(s, 7))
+    assert {2, 7} <= set(advance_targets(s, 1))
+    assert act(s, 1, adv(7, 1)).state.owner[7] == 1
 
 
 def test_q35_target_across_lake_also_touching_unsupplied() -> None:

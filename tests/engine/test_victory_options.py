@@ -22,6 +22,7 @@ from games.engine import (
     victory_points,
 )
 from tests.engine.fixtures import (
+    LAKE_CASTLE_LAYOUT,
     act,
     assert_illegal,
     castle_pos,
@@ -337,7 +338,7 @@ def test_r109_q15_team_of_two_wins_together_at_twenty() -> None:
 
 def test_r109_q15_individual_thirteen_does_not_win_under_allegiance() -> None:
     """R109, Q15: 13 VP of one player alone does not win an Allegiance game (team total 13 < 20)."""
-    play = allegiance_win_state(4, {"allegiance": "pairs"}, [0, 1, 4, 5], {})
+    play = allegiance_win_state(4, {"allegiance": "pairs"}, [0, 1, 5, 8, 19], {})  # 12 VP, all supplied
     play.advance(front(play.state, 0), 1)
     st = play.state
     assert victory_points(st)[0] == 13 and st.winners == []
@@ -455,6 +456,33 @@ def test_r112_unreachable_castle_and_more_than_six_knights_are_refused() -> None
     s = siege(att=7)
     assert_illegal(s, 0, {"type": "advance", "to": f"t{enemy}", "knights": 7}, ErrorCode.OVER_CAPACITY)
     assert {"type": "advance", "to": f"t{enemy}", "knights": 6} in payloads(s, 0)
+
+
+def test_r112_castle_on_a_lake_shore_is_reached_across_the_lake() -> None:
+    """R112 ("A castle is a legal target if it is reachable under R53 (adjacent to a launch tile, or via a
+    lake link from a launch territory)"), R11: on LAKE_CASTLE_LAYOUT seat 0's castle t4 borders the lake
+    t0. Seat 1 holds t8 (next to its castle t9) and t2 (supplied through t8, on the lake): under Castle
+    Siege t4 is a target across the lake, and the advance starts a castle battle. Without the lake link
+    (seat 1 holding only t8) it is not reachable."""
+    s = edit(
+        game(2, seed=2, layout=LAKE_CASTLE_LAYOUT, options={"castle_siege": True}, pin={"first_player": 1})
+    )
+    clear_map(s)
+    own(s, 1, [8, 2])
+    s.players[1].castle = 6
+    assert castle_pos(s, 0) == 4 and 4 not in neighbours(s, 2) and 4 in neighbours(s, 0)
+    assert supplied(s, 1) == {8, 2}
+    assert 4 in advance_targets(s, 1)
+    t = act(s, 1, {"type": "advance", "to": "t4", "knights": 3})
+    b = t.state.battle
+    assert b is not None and b.castle and (b.attacker, b.defender, b.pos) == (1, 0, 4)
+    near = edit(s)
+    near.owner[2], near.knights[2] = -1, 0
+    assert 4 not in advance_targets(near, 1)
+    assert_illegal(near, 1, {"type": "advance", "to": "t4", "knights": 3}, ErrorCode.TARGET_NOT_REACHABLE)
+    old = edit(s)
+    old.setup = {**s.setup, "options": {**s.setup["options"], "rules_edition": 1}}
+    assert 4 not in advance_targets(old, 1)  # edition 1 (stored games): lake links joined territories only
 
 
 @pytest.mark.parametrize("defenders", [0, 3])
@@ -631,7 +659,8 @@ def test_r119_flip_attacker_to_defender_skips_step_eight_orbs_follow_flip() -> N
     assert play.of("battle_result")[0]["winner"] == 0
     assert play.of("mayhem_flip")[0]["winner"] == 1
     w = play.state.window
-    assert w is not None and w.targets == ["orb_devotion", "orb_brutality"]
+    # R74 (issue 14): every face-up orb of both players is a target; the flipped result decides which apply.
+    assert w is not None and w.targets == ["orb_greed", "orb_devotion", "orb_brutality", "orb_cleansing"]
     play.settle()
     st = play.state
     assert st.owner[pos] == 1 and st.knights[pos] == 3

@@ -142,7 +142,12 @@ def game_from_state(
             created_by=placed[min(placed)],
             players=n,
             # as a creator would have chosen them: the options that differ from the defaults
-            options={k: v for k, v in setup["options"].items() if engine.OPTION_DEFAULTS.get(k) != v},
+            # (the added options such as rules_edition are the lobby's, not the creator's)
+            options={
+                k: v
+                for k, v in setup["options"].items()
+                if k in engine.OPTION_DEFAULTS and engine.OPTION_DEFAULTS[k] != v
+            },
             content=setup["content"] if isinstance(setup["content"], str) else "default",
             time_control=time_control,
             turn_seconds=turn,

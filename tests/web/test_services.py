@@ -307,7 +307,12 @@ def test_start_stores_a_consistent_game(humans: int, bots: int, options: dict[st
     assert sorted(s.number for s in seats) == list(range(humans + bots))  # a permutation of 0..n-1
     assert {s.pk: (s.user_id, s.is_bot) for s in seats} == before  # same people, new numbers
     assert game.setup == engine.normalize_setup(
-        {"players": humans + bots, "seed": 4242, "options": options, "content": "default"}
+        {
+            "players": humans + bots,
+            "seed": 4242,
+            "options": {**engine.current_options(), **options},  # a new table plays the newest rules
+            "content": "default",
+        }
     )
     assert game.setup["seed"] == 4242
     assert_state_consistent(game)

@@ -20,7 +20,18 @@ Component facts and numbers come from the state's :class:`~games.engine.content.
 
 from .advance import advance_targets, check_advance
 from .battle import combat_score, knight_part
-from .core import OPTION_DEFAULTS, Transition, Tx, check_seat, current_phase, option, teammates
+from .core import (
+    ADDED_OPTIONS,
+    OPTION_DEFAULTS,
+    RULES_EDITION,
+    Transition,
+    Tx,
+    check_seat,
+    current_options,
+    current_phase,
+    option,
+    teammates,
+)
 from .dispatch import apply
 from .quantities import capacity, dice_budget, dice_in_use, supplied
 from .redistribution import check_redistribution
@@ -28,7 +39,9 @@ from .setup import new_game, normalize_setup
 from .victory import territory_vp, victory_points
 
 __all__ = [
+    "ADDED_OPTIONS",
     "OPTION_DEFAULTS",
+    "RULES_EDITION",
     "Transition",
     "Tx",
     "advance_targets",
@@ -38,6 +51,7 @@ __all__ = [
     "check_redistribution",
     "check_seat",
     "combat_score",
+    "current_options",
     "current_phase",
     "dice_budget",
     "dice_in_use",

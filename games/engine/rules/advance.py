@@ -10,32 +10,60 @@ from ..kinds import EventType
 from ..state import GameState
 from .battle import start_battle
 from .conquest import conquer
-from .core import Tx, option, require_turn, teammates
+from .core import Tx, edition, option, require_turn, teammates
 from .quantities import capacity, dice_after, dice_budget, dice_in_use, supplied
+
+
+def _reach(state: GameState, seat: int, sup: set[int]) -> set[int]:
+    """Positions next to ``seat``'s launch tiles (R53 a–b): next to its castle or to a supplied territory
+    ``sup``, or sharing a lake with such a territory (R11; the castle only under ``castle_lake_link``, Q13).
+    A castle on a lake shore is reached across the lake too (R112)."""
+    board = state.board
+    castle = board.castle_of_seat[seat]
+    reach: set[int] = set(board.adjacent[castle])
+    if option(state, "castle_lake_link"):
+        reach.update(board.lake_links[castle])
+    across = edition(state) >= 2  # rules edition 1 linked territories only
+    for t in sup:
+        reach.update(board.adjacent[t])
+        reach.update(n for n in board.lake_links[t] if across or board.kinds[n] == "territory")
+    return reach
+
+
+def next_to_unsupplied(state: GameState, seat: int, pos: int, sup: set[int]) -> bool:
+    """Whether territory ``pos`` is closed to ``seat``'s advances by an unsupplied territory (R53, Q35 as
+    corrected by issue 14): the rulebook's "you cannot advance into any of the territories adjacent to that
+    territory, unless the territory that you wish to advance to is also adjacent to another territory you
+    control that has a line of supply". Adjacent means sharing an edge or a lake (R11: a lake links the
+    territories on its shore); the castle is not a territory, so being next to it does not lift the ban.
+
+    Args:
+        sup: ``seat``'s supplied territories (:func:`.quantities.supplied`).
+    """
+    if edition(state) < 2:
+        return False  # rules edition 1: only launch tiles counted (Q35 as first read)
+    board = state.board
+    near = set(board.adjacent[pos]).union(board.lake_links[pos])
+    owner, kinds = state.owner, board.kinds
+    unsupplied = any(kinds[n] == "territory" and owner[n] == seat and n not in sup for n in near)
+    return unsupplied and not near & sup
 
 
 def advance_targets(state: GameState, seat: int) -> list[int]:
     """Positions ``seat`` may advance into now (R52–R54, R112, Q13, Q35), in position order: territories
-    of other teams next to its castle or to a supplied territory, or across a lake from one; rival castles
-    too under Castle Siege."""
-    board = state.board
-    kinds = board.kinds
+    of other teams next to its castle or to a supplied territory, or across a lake from one, and not
+    closed by an unsupplied territory (:func:`next_to_unsupplied`); rival castles too under Castle Siege."""
+    kinds = state.board.kinds
     owner = state.owner
-    castle = board.castle_of_seat[seat]
+    castle = state.board.castle_of_seat[seat]
     sup = supplied(state, seat)
-    reach: set[int] = set(board.adjacent[castle])
-    if option(state, "castle_lake_link"):
-        reach.update(board.lake_links[castle])
-    for t in sup:
-        reach.update(board.adjacent[t])
-        reach.update(board.lake_links[t])
     mates = set(teammates(state, seat))
     siege = option(state, "castle_siege")
     out: list[int] = []
-    for x in sorted(reach):
+    for x in sorted(_reach(state, seat, sup)):
         kind = kinds[x]
         if kind == "territory":
-            if owner[x] != seat and owner[x] not in mates:
+            if owner[x] != seat and owner[x] not in mates and not next_to_unsupplied(state, seat, x, sup):
                 out.append(x)
         elif kind == "castle" and siege and x != castle:
             out.append(x)
@@ -60,8 +88,9 @@ def check_advance(state: GameState, actor: int, to: str, knights: int) -> int:
     (R52–R55, R112, R16).
 
     Raises:
-        IllegalAction: unknown or unreachable target, own/teammate/lake/castle target, bad knight count,
-            over capacity, dice budget.
+        IllegalAction: unknown or unreachable target, a target closed by an unsupplied territory
+            (``target_next_to_unsupplied``), own/teammate/lake/castle target, bad knight count, over
+            capacity, dice budget.
     """
     pos = state.board.parse_pos(to)
     if pos is None:
@@ -76,6 +105,8 @@ def check_advance(state: GameState, actor: int, to: str, knights: int) -> int:
     if pos == state.board.castle_of_seat[actor]:
         raise IllegalAction(ErrorCode.TARGET_OWN, location=to, rule="R10")
     if pos not in advance_targets(state, actor):
+        if kind == "territory" and pos in _reach(state, actor, supplied(state, actor)):
+            raise IllegalAction(ErrorCode.TARGET_NEXT_TO_UNSUPPLIED, location=to, rule="R53")
         raise IllegalAction(ErrorCode.TARGET_NOT_REACHABLE, location=to, rule="R53")
     limit = advance_limit(state, pos)
     castle = state.players[actor].castle

@@ -20,6 +20,7 @@ from .core import (
     artefact_owner,
     choice_for,
     current_phase,
+    edition,
     hand_card,
     not_your_decision,
     option,
@@ -131,10 +132,26 @@ def _end_battle_over(tx: Tx, b: Battle) -> None:
     tx.s.battle = None
 
 
+def _artefacts_of_kind(state: GameState, b: Battle, kind: str) -> list[str]:
+    """Every face-up sceptre/orb (``kind``) of the two players in battle ``b``, attacker's first: the
+    targets of the window of step 3 or 7 (R64, R74 as corrected by issue 14: "play a fracture card on one of
+    the sceptres belonging to the players involved in the battle"), whether or not it is about to apply."""
+    out: list[str] = []
+    for seat in (b.attacker, b.defender):
+        out.extend(
+            art.id
+            for art in state.players[seat].artefacts
+            if art.face_up and state.content.artefacts[art.id].type == kind
+        )
+    return out
+
+
 def artefact_window_closed(tx: Tx, window: Window, survivors: list[str]) -> None:
-    """After the sceptre or orb window (R64, R74): the surviving artefacts apply in order."""
+    """After the sceptre or orb window (R64, R74): the surviving artefacts that are about to apply (a
+    "when attacking" sceptre of the attacker, the winner's "when you win" orb, …) apply in order."""
     b = tx.b()
-    b.queue = list(survivors)  # the event keeps its own list
+    applying = set(_artefacts_applying(tx.s, b, window.kind))
+    b.queue = [t for t in survivors if t in applying]  # the event keeps its own list
     b.stage = "sceptres" if window.kind == "sceptre" else "orbs"
 
 
@@ -175,9 +192,12 @@ def _step_draw(tx: Tx, b: Battle) -> bool:
 
 
 def _artefact_window(tx: Tx, b: Battle, kind: str, next_stage: str) -> bool:
-    """A response window before the applying artefacts of ``kind`` (``"sceptre"`` or ``"orb"``); without
-    any, their queue is empty. The battle goes on at ``next_stage``."""
-    targets = _artefacts_applying(tx.s, b, kind)
+    """A response window on every face-up artefact of ``kind`` (``"sceptre"`` or ``"orb"``) of the two
+    players in the battle (R64, R74); without any, the queue is empty. The battle goes on at
+    ``next_stage``, where the survivors that are about to apply apply (:func:`artefact_window_closed`)."""
+    # Rules edition 1 offered only the artefacts about to apply.
+    of_kind = _artefacts_of_kind if edition(tx.s) >= 2 else _artefacts_applying
+    targets = of_kind(tx.s, b, kind)
     b.stage = next_stage
     if targets:
         open_window(tx, kind, b.attacker, targets)

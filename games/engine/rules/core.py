@@ -31,6 +31,25 @@ OPTION_DEFAULTS: dict[str, Any] = {
     "castle_lake_link": False,  # Q13 flag: castles get the lake link for advances
 }
 
+#: Options added after the first stored games, with the meaning of their absence (the behaviour before
+#: they existed). A setup keeps such an option only when it differs from that meaning, so the setups,
+#: states and hashes of older games stay byte for byte what they were, and their records replay exactly.
+#: ``rules_edition``: the engine's reading of the rulebook, 1 (before issue 14) or 2 (issue 14: R53's
+#: sentence on unsupplied territories, R64/R74 window targets, R112 castles across a lake). New tables
+#: are set up with :data:`RULES_EDITION` (:func:`games.engine.current_options`).
+ADDED_OPTIONS: dict[str, Any] = {
+    "rules_edition": 1,
+}
+
+#: The newest ``rules_edition``.
+RULES_EDITION = 2
+
+
+def current_options() -> dict[str, Any]:
+    """The added options a new table gets (newest rules): ``{"rules_edition": RULES_EDITION}``; merge the
+    table's own choices over it before :func:`games.engine.normalize_setup`."""
+    return {"rules_edition": RULES_EDITION}
+
 
 @dataclass(frozen=True, slots=True)
 class Transition:
@@ -142,8 +161,15 @@ def ceil_div(a: int, b: int) -> int:
 
 
 def option(state: GameState, name: str) -> Any:
-    """Return the value of setup option ``name`` (see :data:`OPTION_DEFAULTS`, R105–R120)."""
-    return state.setup["options"][name]
+    """Return the value of setup option ``name`` (see :data:`OPTION_DEFAULTS`, R105–R120; an absent
+    :data:`ADDED_OPTIONS` key has its legacy meaning)."""
+    options = state.setup["options"]
+    return options[name] if name in options else ADDED_OPTIONS[name]
+
+
+def edition(state: GameState) -> int:
+    """The game's ``rules_edition`` option (1 or 2, :data:`ADDED_OPTIONS`)."""
+    return int(option(state, "rules_edition"))
 
 
 def current_phase(state: GameState) -> Phase:

@@ -9,7 +9,7 @@ from ..errors import ContentError
 from ..kinds import EventType
 from ..rng import Rng
 from ..state import SCHEMA_VERSION, Artefact, GameState, Player, content_and_board
-from .core import OPTION_DEFAULTS, Tx, option
+from .core import ADDED_OPTIONS, OPTION_DEFAULTS, RULES_EDITION, Tx, option
 from .resources import draw, gain
 from .turn import start_turn
 
@@ -130,12 +130,15 @@ def _normalize_options(raw_options: Any, players: int) -> dict[str, Any]:
     if not isinstance(raw_options, dict):
         raise ContentError("options must be an object")
     for key, value in raw_options.items():
-        if key not in OPTION_DEFAULTS:
+        if key not in OPTION_DEFAULTS and key not in ADDED_OPTIONS:
             raise ContentError(f"unknown option {key!r}")
         options[key] = value
     for flag in ("castle_siege", "cut_throat", "skirmish", "mayhem", "castle_lake_link"):
         if not isinstance(options[flag], bool):
             raise ContentError(f"option {flag!r} must be true or false")
+    edition = options.get("rules_edition", ADDED_OPTIONS["rules_edition"])
+    if isinstance(edition, bool) or not isinstance(edition, int) or not 1 <= edition <= RULES_EDITION:
+        raise ContentError(f"rules_edition must be an integer from 1 to {RULES_EDITION}")
     if options["fracture_prompts"] not in ("all", "holders"):
         raise ContentError("fracture_prompts must be 'all' or 'holders'")
     allegiance = options["allegiance"]
@@ -147,6 +150,9 @@ def _normalize_options(raw_options: Any, players: int) -> dict[str, Any]:
         raise ContentError("teams of three need 6 players (R105)")
     if allegiance and options["castle_siege"]:
         raise ContentError("Allegiance cannot be combined with Castle Siege (R105, Q28)")
+    for key, absent in ADDED_OPTIONS.items():  # one canonical form: the legacy meaning is left out
+        if key in options and options[key] == absent:
+            del options[key]
     return options
 
 
