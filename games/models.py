@@ -118,6 +118,8 @@ class ActionRecord(models.Model):
         TIMEOUT = "timeout"
         BOT = "bot"
         STANDING = "standing"
+        #: the server passed for a seat with nothing to decide in a response window (issue 14)
+        SERVER = "server"
 
     # db_index=False: the unique (game, …) constraint below indexes game first
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="actions", db_index=False)
@@ -165,6 +167,10 @@ class Prompt(models.Model):
     deadline_at = models.DateTimeField(db_index=True)
     #: When the 75 % reminder is due; cleared once the reminder has been queued.
     remind_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    #: For a prompt the seat has nothing to decide in (``engine.Prompt.auto``: a response window with no
+    #: Fracture to play): when the server answers its timeout action (opening + the masking delay). It is
+    #: never shown to its seat nor emailed; to everyone else it looks like any other prompt (issue 14).
+    auto_at = models.DateTimeField(null=True, blank=True, db_index=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=("game", "seat", "key"), name="prompt_unique_key")]

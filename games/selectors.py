@@ -14,7 +14,7 @@ from typing import Any
 
 from django.core.cache import cache
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_lazy
 
 from accounts.models import User
 from games import engine
@@ -128,9 +128,13 @@ def game_view(game: Game, user: User | Any, *, with_log: bool = True) -> GameVie
     prompts = engine.pending(state)
     result = GameView(game=game, seats=seats, seat=seat, view=view)
     if seat is not None:
-        result.legal = [a.to_dict() for a in engine.legal_actions(state, seat)]
-        result.my_prompts = [p.to_dict() for p in prompts if p.seat == seat]
-    result.waiting_for = [names[p.seat] for p in prompts if p.seat != seat]
+        # an auto prompt is the server's to answer, not a decision of the seat: no form, no pass button
+        # (issue 14: no empty prompts)
+        mine = [p for p in prompts if p.seat == seat]
+        nothing_to_decide = bool(mine) and all(p.auto for p in mine)
+        result.legal = [] if nothing_to_decide else [a.to_dict() for a in engine.legal_actions(state, seat)]
+        result.my_prompts = [p.to_dict() for p in mine if not p.auto]
+    result.waiting_for = [names[p["seat"]] for p in view["prompts"] if p["seat"] != seat]
     result.deadlines = {
         p.seat: p.deadline_at for p in Prompt.objects.filter(game=game).only("seat", "deadline_at")
     }
@@ -189,6 +193,10 @@ class MyGames:
     others_due: dict[int, tuple[list[str], datetime]] = field(default_factory=dict)
 
 
+#: How "My games" names the seats a response window waits for (issue 14: never by name).
+WINDOW_ANSWERS = gettext_lazy("the answers to a Fracture window")
+
+
 def my_games(user: User) -> MyGames:
     """Games of ``user``: waiting for me (soonest deadline first), others' turn, my open lobbies and the
     public ones I could join, finished."""
@@ -205,11 +213,17 @@ def my_games(user: User) -> MyGames:
     names = {g.pk: {s.number: s.name for s in g.seats.all()} for g in games}
     for p in Prompt.objects.filter(game__in=[g for g in games if g.status == Game.Status.ACTIVE]):
         if my_seat.get(p.game_id) == p.seat:
+            if p.auto_at is not None:
+                continue  # nothing for me to decide: the server answers it (issue 14)
             current = due.get(p.game_id)
             due[p.game_id] = p.deadline_at if current is None else min(current, p.deadline_at)
         else:
             who, when = others_due.get(p.game_id, ([], p.deadline_at))
-            others_due[p.game_id] = ([*who, names[p.game_id].get(p.seat, "?")], min(when, p.deadline_at))
+            # who still has to answer a response window is not named: in a sealed window the order of the
+            # answers would tell who held Fracture (issue 14)
+            response = p.kind == engine.PromptKind.RESPONSE
+            name = str(WINDOW_ANSWERS) if response else names[p.game_id].get(p.seat, "?")
+            others_due[p.game_id] = ([*who, name] if name not in who else who, min(when, p.deadline_at))
     waiting = sorted(
         ((g, due.get(g.pk)) for g in games if g.pk in due),
         key=lambda item: item[1] or datetime.max.astimezone(),

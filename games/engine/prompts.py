@@ -16,11 +16,11 @@ from . import actions as A
 from .kinds import PromptKind
 from .rules.advance import advance_options
 from .rules.battle import conflict_options, fear_options, support_options
-from .rules.core import check_seat, conflict_waiting, window_waiting
+from .rules.core import check_seat, conflict_waiting, in_turn, mask_seconds, window_waiting
 from .rules.crowns import crown_options, insight_options, prosperity_options
 from .rules.redistribution import redistribution_options
 from .rules.resources import discard_options, resource_options
-from .rules.windows import fracture_options, respond_options
+from .rules.windows import fracture_options, has_fracture_to_play, respond_options
 from .state import GameState
 
 
@@ -37,6 +37,10 @@ class Prompt:
         key: stable id of this decision while it stays open, e.g. ``"12:response:3"``; every turn-level
             prompt of one turn shares ``"t<turn>:turn:<seat>"`` so the turn runs on one clock.
         detail: JSON-safe extra facts for forms and emails (e.g. window kind and targets).
+        auto: the seat has nothing to decide (a response window with no Fracture it could play): the server
+            answers ``timeout_action`` ("pass") for it after ``after`` seconds; it is never shown to the
+            seat as a decision nor emailed (issue 14). To everyone else it looks like any other prompt.
+        after: the masking delay of an ``auto`` prompt, seconds (``fracture_mask``; 0 = at once).
     """
 
     seat: int
@@ -45,6 +49,8 @@ class Prompt:
     timeout_action: A.Action
     key: str
     detail: dict[str, object]
+    auto: bool = False
+    after: int = 0
 
     def to_dict(self) -> dict[str, object]:
         """JSON form."""
@@ -55,6 +61,8 @@ class Prompt:
             "timeout_action": self.timeout_action.to_dict(),
             "key": self.key,
             "detail": dict(self.detail),
+            "auto": self.auto,
+            "after": self.after,
         }
 
 
@@ -72,20 +80,30 @@ def _deadline(state: GameState, seat: int) -> str:
 
 
 def _window_prompts(state: GameState) -> list[Prompt]:
-    """One response prompt per asked seat that has not answered yet (R37)."""
+    """One response prompt per seat the window waits for (R37): every asked seat that has not answered in
+    a sealed window, the lap's current seat in an in-turn one. A seat with no Fracture to play gets an
+    ``auto`` prompt that the server answers "pass" after the masking delay (one delay per sealed window,
+    one per lap step in turn)."""
     w = state.window
     assert w is not None
-    return [
-        Prompt(
-            seat,
-            PromptKind.RESPONSE,
-            "response",
-            A.Respond(()),
-            f"{w.serial}:response:{seat}",
-            {"window": w.kind, "opener": w.opener, "targets": list(w.targets)},
+    lap = in_turn(state)
+    out = []
+    for seat in window_waiting(state):
+        auto = not has_fracture_to_play(state, seat)
+        step = w.asked.index(seat) if lap else 0
+        out.append(
+            Prompt(
+                seat,
+                PromptKind.RESPONSE,
+                "response",
+                A.Respond(()),
+                f"{w.serial}:response:{seat}",
+                {"window": w.kind, "opener": w.opener, "targets": list(w.targets)},
+                auto,
+                mask_seconds(state, w.serial, step) if auto else 0,
+            )
         )
-        for seat in window_waiting(state)
-    ]
+    return out
 
 
 def _choice_prompts(state: GameState) -> list[Prompt]:

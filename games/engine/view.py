@@ -25,6 +25,7 @@ from .rules import (
     territory_vp,
     victory_points,
 )
+from .rules.core import in_turn, window_waiting
 from .state import NO_CARD, UNCHOSEN, GameState, Player
 from .view_types import (
     ArtefactView,
@@ -35,6 +36,7 @@ from .view_types import (
     ConflictView,
     DiscardedCardView,
     PlayerView,
+    PromptView,
     PublicSummary,
     ScorePart,
     TableCardView,
@@ -204,17 +206,23 @@ def _player_view(state: GameState, p: Player, viewer: Viewer, vp: int) -> Player
 
 
 def _window_view(state: GameState, viewer: Viewer) -> WindowView | None:
-    """The open response window (R37): kind, opener, targets, who is still asked, whether the viewer
-    answered; a crown window shows the announced use without an Order card."""
+    """The open response window (R37): kind, opener, targets, whom it waits for (sealed: every asked seat
+    until the close), whether the viewer answered, and in an in-turn window the lap's answers so far; a
+    crown window shows the announced use without an Order card."""
     w = state.window
     if w is None:
         return None
+    lap = in_turn(state)
+    answered = [(seat, a) for seat, a in zip(w.asked, w.answers, strict=True) if a is not None]
     window: WindowView = {
         "kind": w.kind,
         "opener": w.opener,
         "targets": list(w.targets),
-        "waiting_for": [s for s, a in zip(w.asked, w.answers, strict=True) if a is None],
+        # sealed: who has answered stays hidden until the close (issue 14), so the pace tells nothing
+        "waiting_for": window_waiting(state) if lap else list(w.asked),
         "answered": viewer is not None and viewer in w.asked and w.answers[w.asked.index(viewer)] is not None,
+        "mode": "in_turn" if lap else "sealed",
+        "answers": [{"seat": seat, "fracture": a[0] if a else None} for seat, a in answered] if lap else [],
     }
     if w.kind == "crown":
         window["crown"] = {k: v for k, v in w.crown.items() if k != "card"}
@@ -278,10 +286,35 @@ def view_for(state: GameState, viewer: Viewer) -> View:
         "battle": _battle_view(state, viewer),
         "window": _window_view(state, viewer),
         "choice": _choice_view(state, viewer),
-        "prompts": [
-            {"seat": p.seat, "kind": p.kind, "deadline": p.deadline, "key": p.key} for p in pending(state)
-        ],
+        "prompts": _prompt_views(state, viewer),
     }
+
+
+def _prompt_views(state: GameState, viewer: Viewer) -> list[PromptView]:
+    """Whom the game waits for, as ``viewer`` may know it (issue 14). The viewer's own ``auto`` prompt (no
+    Fracture to play: the server passes for it) is no decision of theirs and is left out. In a sealed
+    window every asked seat other than the viewer is listed until the close, answered or not, so nobody
+    learns from the order of the answers who held Fracture."""
+    out: list[PromptView] = [
+        {"seat": p.seat, "kind": p.kind, "deadline": p.deadline, "key": p.key}
+        for p in pending(state)
+        if not (p.auto and p.seat == viewer)
+    ]
+    w = state.window
+    if w is not None and not in_turn(state):
+        listed = {p["seat"] for p in out}
+        out += [
+            {
+                "seat": seat,
+                "kind": PromptKind.RESPONSE,
+                "deadline": "response",
+                "key": f"{w.serial}:response:{seat}",
+            }
+            for seat in w.asked
+            if seat != viewer and seat not in listed
+        ]
+        out.sort(key=lambda p: p["seat"])
+    return out
 
 
 def public_summary(state: GameState) -> PublicSummary:

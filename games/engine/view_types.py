@@ -151,13 +151,18 @@ class WindowView(TypedDict):
     """The open response window (R37): ``kind`` (what opened it: ``"crown"``, ``"sceptre"``, ``"orb"``,
     ``"tactical_advance"``…), its ``opener`` seat, the ``targets`` a Fracture may cancel, the seats still
     ``waiting_for``, whether the viewer has ``answered``; a crown window shows the announced use
-    (``crown``) without the card it would take."""
+    (``crown``) without the card it would take. ``mode`` is ``"sealed"`` (answers stay hidden until the
+    close, so ``waiting_for`` lists every asked seat until then) or ``"in_turn"`` (``waiting_for`` is the
+    lap's current seat and ``answers`` the lap so far: ``{"seat", "fracture"}``, the target or ``None``
+    for a pass, as the rulebook's players see them)."""
 
     kind: str
     opener: int
     targets: list[str]
     waiting_for: list[int]
     answered: bool
+    mode: str
+    answers: list[dict[str, Any]]
     crown: NotRequired[dict[str, Any]]
 
 

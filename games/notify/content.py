@@ -215,9 +215,18 @@ def _decision_details(
             _("%(who)s uses %(artefacts)s. Do you play Fracture on it? Answer on the game page, or pass.")
             % {"who": names.get(window["opener"], "?"), "artefacts": arts}
         )
-        # with the option fracture_prompts="holders" only the holders of Fracture are asked
+        for answer in window.get("answers", []):  # in turn: the lap so far, as the rulebook shows it
+            who = names.get(answer["seat"], "?")
+            if answer["fracture"]:
+                out.append(
+                    _("%(who)s played Fracture on %(artefact)s.")
+                    % {"who": who, "artefact": artefact_name(answer["fracture"])}
+                )
+            else:
+                out.append(_("%(who)s passed.") % {"who": who})
+        # unless only the holders of Fracture are asked, the server passes for the others after a delay
         if view["options"].get("fracture_prompts") != "holders":
-            out.append(_("Every seated player is asked, whatever their hand."))
+            out.append(_("Nobody else learns from this window whether you hold Fracture."))
     elif battle is not None and prompt_kind in (PromptKind.CONFLICT, PromptKind.SUPPORT):
         att, dfd = battle["attacker"], battle["defender"]
         place = _place(view, battle["pos"])

@@ -20,6 +20,7 @@ from games.services.lobby import (
     seat_join,
     seat_leave,
     seats_fill_with_bots,
+    window_defaults,
 )
 from games.services.locks import game_state
 from games.services.orders import standing_order_add, standing_order_delete
@@ -64,4 +65,5 @@ __all__ = [
     "standing_order_add",
     "standing_order_delete",
     "vacation_apply",
+    "window_defaults",
 ]

@@ -22,6 +22,19 @@ from games.services.play import (
 )
 
 
+def window_defaults(time_control: str) -> dict[str, Any]:
+    """The Fracture-window options a table gets unless its creator chose (issue 14): live tables go round
+    in turn as the rulebook does and mask a server "pass" for 10–60 seconds; daily, relaxed and custom
+    tables answer sealed, masked for 1–10 minutes.
+
+    Returns:
+        ``{"fracture_windows": "in_turn" | "sealed", "fracture_mask": [low, high]}`` (seconds).
+    """
+    if time_control == "live":
+        return {"fracture_windows": "in_turn", "fracture_mask": [10, 60]}
+    return {"fracture_windows": "sealed", "fracture_mask": [60, 600]}
+
+
 def game_create(
     *,
     user: User,
@@ -45,8 +58,9 @@ def game_create(
     Raises:
         BadPayload: options, player count, content or time control the rules do not allow.
     """
+    options = {**window_defaults(time_control), **(options or {})}
     try:
-        engine.normalize_setup({"players": players, "seed": 0, "options": options or {}, "content": content})
+        engine.normalize_setup({"players": players, "seed": 0, "options": options, "content": content})
     except engine.ContentError as exc:
         raise BadPayload(str(exc)) from exc
     if time_control in TIME_CONTROLS:
@@ -62,7 +76,7 @@ def game_create(
             title=title.strip()[:80] or "Medieval Mastery",
             created_by=user,
             players=players,
-            options=dict(options or {}),
+            options=dict(options),
             content=content,
             time_control=time_control,
             turn_seconds=turn,

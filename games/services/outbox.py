@@ -137,7 +137,8 @@ def queue_write(
 
     Args:
         opened: prompts the write opened; each human seat gets one email per prompt, except ``actor`` (the
-            seat whose player just acted on a page: they are looking at the game) and bot-played seats.
+            seat whose player just acted on a page: they are looking at the game), bot-played seats and
+            ``auto`` prompts (nothing to decide, issue 14).
         timed_out: the prompt whose timeout action was applied and whether the seat is now absent.
         started / finished: the game started or ended with this write (everyone seated is told).
 
@@ -157,11 +158,11 @@ def queue_write(
         for seat in users:
             add(seat, Notification.Kind.STARTED, "start", {})
     for p in opened:
-        if p.seat == actor or p.seat in stand_ins:
+        if p.seat == actor or p.seat in stand_ins or p.auto:  # auto: nothing to decide (issue 14)
             continue
         kind = PROMPT_NOTIFICATION.get(p.kind, Notification.Kind.CHOICE)
         add(p.seat, kind, p.key, {"prompt_kind": p.kind, "detail": dict(p.detail)}, p.key)
-    if timed_out is not None:
+    if timed_out is not None and not timed_out[0].auto:  # the server's own pass is no missed deadline
         prompt, absent = timed_out
         add(
             prompt.seat,

@@ -83,15 +83,23 @@ def bots_run(
     seq: int,
     seats: list[Seat] | None = None,
 ) -> Applied:
-    """Let bot seats answer every prompt addressed to them, and standing orders answer response windows
-    (source ``standing``), until a human must decide (or the game ends). ``records``/``seq`` describe what
-    the caller already applied (its state is ``state``); ``seats`` enables standing orders."""
+    """Let bot seats answer every prompt addressed to them, standing orders answer response windows (source
+    ``standing``) and the server pass for seats with nothing to decide whose masking delay is 0 (source
+    ``server``), until a human must decide or a delay runs (or the game ends). ``records``/``seq``
+    describe what the caller already applied (its state is ``state``); ``seats`` enables standing orders."""
     snapshots = [(seq, state)] if records and snapshot_due(seq) else []
     orders: dict[int, list[tuple[bool, str, str]]] | None = None
     declined: set[str] = set()  # prompt keys whose standing answer the engine refused: the player decides
     for _ in range(MAX_BOT_ACTIONS):
         chosen: tuple[int, engine.Action, str] | None = None
         for prompt in engine.pending(state):
+            if prompt.auto:
+                # Nothing to decide: the server passes, at once or after the masking delay (the sweep),
+                # for bots and people alike, so a bot's pace tells nothing about its hand (issue 14).
+                if prompt.after == 0:
+                    chosen = (prompt.seat, prompt.timeout_action, ActionRecord.Source.SERVER)
+                    break
+                continue
             if prompt.seat in bot_seats:
                 action = bot_action(state, prompt.seat, game.pk, seq)
                 chosen = (prompt.seat, action, ActionRecord.Source.BOT)
@@ -261,16 +269,15 @@ def prompt_expire(*, game_id: int, seat: int, key: str, now: datetime | None = N
         if game.status != Game.Status.ACTIVE:
             return False
         row = Prompt.objects.filter(game=game, seat=seat, key=key).first()
-        if row is None or row.deadline_at > now:
+        if row is None or (row.deadline_at > now and (row.auto_at is None or row.auto_at > now)):
             return False
         state = game_state(game)
         prompt = next((p for p in engine.pending(state) if p.seat == seat and p.key == key), None)
         if prompt is None:
             return False
         t = engine.apply(state, seat, prompt.timeout_action)
-        records = [
-            record_for(game, game.seq + 1, seat, ActionRecord.Source.TIMEOUT, prompt.timeout_action, t)
-        ]
+        source = ActionRecord.Source.SERVER if prompt.auto else ActionRecord.Source.TIMEOUT
+        records = [record_for(game, game.seq + 1, seat, source, prompt.timeout_action, t)]
         mine = next((s for s in seats if s.number == seat), None)
         if prompt.kind == engine.PromptKind.TURN and mine is not None and not mine.is_bot:
             # the turn itself was missed (its optional steps do not count)
@@ -295,7 +302,9 @@ def deadlines_sweep(*, now: datetime | None = None, limit: int = 1000) -> int:
     applied = 0
     for _ in range(limit):
         due = list(
-            Prompt.objects.filter(deadline_at__lte=now, game__status=Game.Status.ACTIVE)
+            Prompt.objects.filter(
+                Q(deadline_at__lte=now) | Q(auto_at__lte=now), game__status=Game.Status.ACTIVE
+            )
             .order_by("deadline_at")
             .values_list("game_id", "seat", "key")[:50]
         )

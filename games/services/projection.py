@@ -25,6 +25,7 @@ _PROMPT_FIELDS = [
     "opened_at",
     "deadline_at",
     "remind_at",
+    "auto_at",
 ]
 
 
@@ -142,7 +143,9 @@ def _prompt_row(game: Game, p: engine.Prompt, seat: Seat | None, now: Any) -> Pr
         timeout_action=p.timeout_action.to_dict(),
         opened_at=opened_at,
         deadline_at=deadline,
-        remind_at=remind_at(opened_at, deadline),
+        # nothing to decide: no reminder; the server answers after the masking delay (issue 14)
+        remind_at=None if p.auto else remind_at(opened_at, deadline),
+        auto_at=now + timedelta(seconds=p.after) if p.auto else None,
     )
 
 

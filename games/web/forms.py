@@ -69,10 +69,33 @@ class GameCreateForm(forms.Form):
     fracture_prompts = forms.ChoiceField(
         label=gettext_lazy("Fracture windows"),
         choices=[
-            ("all", gettext_lazy("ask every player (keeps hands secret)")),
-            ("holders", gettext_lazy("ask only Fracture holders (faster, not secret)")),
+            (
+                "all",
+                gettext_lazy(
+                    "secret — nobody learns who holds Fracture: for a player without one the server passes "
+                    "after a short random delay"
+                ),
+            ),
+            (
+                "holders",
+                gettext_lazy("fast — windows close as soon as the Fracture holders answer (not secret)"),
+            ),
         ],
         initial="all",
+        widget=forms.RadioSelect,
+    )
+    fracture_windows = forms.ChoiceField(
+        label=gettext_lazy("Answering a Fracture window"),
+        choices=[
+            ("", gettext_lazy("as the time control suggests (in turn for live tables, sealed otherwise)")),
+            (
+                "in_turn",
+                gettext_lazy("in turn — one player at a time, each seeing the answers before (the rulebook)"),
+            ),
+            ("sealed", gettext_lazy("sealed — everyone at once, with ranked targets (one wait per window)")),
+        ],
+        initial="",
+        required=False,
         widget=forms.RadioSelect,
     )
     time_control = forms.ChoiceField(
@@ -123,6 +146,8 @@ class GameCreateForm(forms.Form):
             "skirmish": bool(data.get("skirmish")),
             "mayhem": bool(data.get("mayhem")),
             "fracture_prompts": data.get("fracture_prompts") or "all",
+            # left out: the service picks it from the time control (lobby.window_defaults)
+            **({"fracture_windows": data["fracture_windows"]} if data.get("fracture_windows") else {}),
         }
 
     def seconds(self) -> tuple[int | None, int | None]:

@@ -78,7 +78,8 @@ def battle_with_my_decision(game: Game, user: User) -> Game:
 
     def done(g: Game) -> bool:
         state = state_of(g)
-        return state.battle is not None and any(p.seat == seat for p in engine.pending(state))
+        # a decision of hers: not a window the server passes for (issue 14)
+        return state.battle is not None and any(p.seat == seat and not p.auto for p in engine.pending(state))
 
     game = play_out(game, done)
     assert done(game), "the game ended before a battle"

@@ -41,6 +41,8 @@ OPTION_COMBOS: list[dict[str, Any]] = [
     {"castle_siege": True, "mayhem": True, "cut_throat": True, "skirmish": True},
     {"mayhem": True, "cut_throat": True},
     {"fracture_prompts": "holders"},
+    {"fracture_windows": "in_turn"},  # the rulebook's lap (issue 14)
+    {"fracture_windows": "in_turn", "fracture_mask": [60, 600], "fracture_prompts": "holders"},
     {"rules_edition": 1},  # the reading of games stored before issue 14
     {"rules_edition": 1, "castle_siege": True, "mayhem": True},
 ]

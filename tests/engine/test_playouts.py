@@ -11,7 +11,7 @@ from games.engine import new_game
 
 from .harness import ALLEGIANCE_COMBOS, OPTION_COMBOS, TURN_LIMIT, playout
 
-#: CI's share: 24 games x 46 cases = 1,104 checked games (about a minute on 2 cores); `make soak` plays 3,000.
+#: CI's share: 24 games x 56 cases = 1,344 checked games (about a minute on 2 cores); `make soak` plays 3,000.
 GAMES_PER_CASE = 24
 
 CASES: list[tuple[int, dict[str, Any]]] = [

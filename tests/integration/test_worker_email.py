@@ -129,16 +129,16 @@ def test_a_response_window_times_out_in_the_worker(stack: EmailStack) -> None:
     the past in the database and the worker runs ``deadline_sweep`` (queued as beat would): each seat
     that did not answer passes with a ``timeout`` record, the window closes, the game moves on, and each
     of those players gets the "deadline passed" email. A second sweep right after applies nothing."""
-    game = create_started_game(humans=3, seed=21, time_control="live", title="Window")
+    game = create_started_game(humans=3, seed=22, time_control="live", title="Window")
 
-    def window_open(g: Game) -> bool:
-        return any(p.kind == "response" for p in engine.pending(state_of(g)))
+    def window_open(g: Game) -> bool:  # a seat with a Fracture to play decides (issue 14: no empty prompts)
+        return any(p.kind == "response" and not p.auto for p in engine.pending(state_of(g)))
 
     game = play_until(game, window_open, limit=600)  # the emails of these moves wait in the queue
     stack.start_worker()
-    waiting = [p for p in engine.pending(state_of(game)) if p.kind == "response"]
+    waiting = [p for p in engine.pending(state_of(game)) if p.kind == "response" and not p.auto]
     seq = game.seq
-    overdue = Prompt.objects.filter(game=game, kind="response")
+    overdue = Prompt.objects.filter(game=game, kind="response", auto_at__isnull=True)
     assert sorted(overdue.values_list("seat", flat=True)) == sorted(p.seat for p in waiting)
     overdue.update(deadline_at=timezone.now() - timedelta(seconds=1))
 

@@ -133,12 +133,22 @@ def play_human_move(game: Game, users: dict[int, User] | None = None, *, seat: i
     users = seat_users(game) if users is None else users
     state = state_of(game)
     if seat is None:
+        human = [p.seat for p in engine.pending(state) if p.seat in users and not p.auto]
+        if not human and pass_masked(game):  # only the server's masked passes were due (issue 14)
+            return Game.objects.get(pk=game.pk)
         seat = next(p.seat for p in engine.pending(state) if p.seat in users)
     action = human_move(state, seat, game)
     result = services.action_submit(
         game_id=game.pk, user=users[seat], payload=action.to_dict(), expected_seq=game.seq
     )
     return result.game
+
+
+def pass_masked(game: Game) -> int:
+    """Let the masking delays of the game's ``auto`` prompts run out: the server passes for those seats
+    (issue 14), as the deadline sweep would at ``Prompt.auto_at``. Returns how many passes it applied."""
+    rows = list(Prompt.objects.filter(game=game, auto_at__isnull=False).values_list("seat", "key", "auto_at"))
+    return sum(services.prompt_expire(game_id=game.pk, seat=seat, key=key, now=at) for seat, key, at in rows)
 
 
 def play_until(

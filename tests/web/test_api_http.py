@@ -22,6 +22,7 @@ from games.models import ActionRecord, Game
 from tests.web.conftest import (
     create_started_game,
     create_user,
+    pass_masked,
     play_human_move,
     play_until,
     seat_users,
@@ -262,6 +263,9 @@ def test_submit_applies_and_redacts_bot_records(client_for: ClientFor) -> None:
     for _ in range(40):
         legal = client.get(f"/api/games/{game.pk}/legal").json()
         if not legal["actions"]:
+            if pass_masked(game):  # the game waited for the server's masked passes (issue 14)
+                game = fresh(game)
+                continue
             break
         action = next((a for a in legal["actions"] if a["type"] == "end_turn"), legal["actions"][0])
         response = post_action(client, game.pk, {"expected_seq": legal["seq"], "action": action})
@@ -279,7 +283,7 @@ def test_submit_applies_and_redacts_bot_records(client_for: ClientFor) -> None:
             if record["seat"] != seat:
                 saw_bot = True
                 assert set(record) == {"seq", "seat", "source", "type"}
-                assert record["source"] == "bot"
+                assert record["source"] in ("bot", "server")
         if saw_bot:
             break
     assert saw_bot, "no bot acted after 40 human actions"

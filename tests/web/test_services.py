@@ -101,7 +101,8 @@ def test_create_creator_takes_seat_zero() -> None:
     assert game.title == "Friday game"
     assert game.created_by == user
     assert game.players == 4
-    assert game.options == {"mayhem": True}
+    # the creator's choice, and the Fracture-window defaults of a daily table (issue 14)
+    assert game.options == {"mayhem": True, "fracture_windows": "sealed", "fracture_mask": [60, 600]}
     assert game.state is None and game.seq == 0 and game.setup is None
     assert list(game.seats.values_list("number", "user_id", "is_bot")) == [(0, user.pk, False)]
     assert not ActionRecord.objects.exists() and not Prompt.objects.exists()
@@ -119,7 +120,24 @@ def test_create_creator_takes_seat_zero() -> None:
 )
 def test_create_accepts_option_combinations_the_engine_allows(players: int, options: dict[str, Any]) -> None:
     game = lobby(players, options=options)
-    assert Game.objects.get(pk=game.pk).options == options
+    assert Game.objects.get(pk=game.pk).options == {**services.window_defaults("daily"), **options}
+
+
+@pytest.mark.parametrize(
+    ("time_control", "windows", "mask"), [("live", "in_turn", [10, 60]), ("daily", "sealed", [60, 600])]
+)
+def test_fracture_window_defaults_follow_the_time_control(
+    time_control: str, windows: str, mask: list[int]
+) -> None:
+    """Issue 14: live tables answer Fracture windows in turn (the rulebook's lap), daily and relaxed ones
+    sealed; the masking delay of a server "pass" fits the pace. A creator's own choice wins."""
+    user = create_user()
+    game = services.game_create(user=user, title="t", players=3, time_control=time_control)
+    assert (game.options["fracture_windows"], game.options["fracture_mask"]) == (windows, mask)
+    chosen = services.game_create(
+        user=user, title="t", players=3, time_control=time_control, options={"fracture_windows": "sealed"}
+    )
+    assert chosen.options["fracture_windows"] == "sealed"
 
 
 @pytest.mark.parametrize(
@@ -310,7 +328,8 @@ def test_start_stores_a_consistent_game(humans: int, bots: int, options: dict[st
         {
             "players": humans + bots,
             "seed": 4242,
-            "options": {**engine.current_options(), **options},  # a new table plays the newest rules
+            # a new table plays the newest rules, with the window defaults of its time control
+            "options": {**engine.current_options(), **services.window_defaults("daily"), **options},
             "content": "default",
         }
     )
@@ -319,8 +338,12 @@ def test_start_stores_a_consistent_game(humans: int, bots: int, options: dict[st
     assert_prompts_match(game)
     assert_log_intact(game)
     bot_seats = {s.number for s in seats if s.is_bot}
-    assert all(p.seat not in bot_seats for p in Prompt.objects.filter(game=game))  # bots never wait
-    assert all(r.seat in bot_seats and r.source == "bot" for r in ActionRecord.objects.filter(game=game))
+    # bots never wait, except for the server's masked pass of a window they have nothing to decide in
+    assert all(p.seat not in bot_seats or p.auto_at is not None for p in Prompt.objects.filter(game=game))
+    assert all(
+        (r.seat in bot_seats and r.source == "bot") or r.source == "server"
+        for r in ActionRecord.objects.filter(game=game)
+    )
 
 
 @pytest.mark.parametrize(("seed", "first_is_bot"), [(1, True), (6, False)])
@@ -328,7 +351,8 @@ def test_start_lets_bots_act_when_the_first_decision_is_theirs(seed: int, first_
     """The first player is a bot (it has acted at once) or the human (nothing recorded yet). The seeds are
     chosen for that: seed 1 seats a bot first, seed 6 the human (the start's random seat order and first
     player, R25, both come from the seed)."""
-    game = create_started_game(humans=1, bots=2, seed=seed)
+    # no masking delay, so that every server pass (issue 14) happens at once as the bots play
+    game = create_started_game(humans=1, bots=2, seed=seed, options={"fracture_mask": [0, 0]})
     assert game.setup is not None
     first = engine.pending(engine.new_game(game.setup))[0].seat
     bot_seats = set(game.seats.filter(is_bot=True).values_list("number", flat=True))
@@ -336,7 +360,11 @@ def test_start_lets_bots_act_when_the_first_decision_is_theirs(seed: int, first_
     records = list(ActionRecord.objects.filter(game=game).order_by("seq"))
     if first_is_bot:
         assert game.seq > 0 and records and records[0].seat == first
-        assert all(r.source == ActionRecord.Source.BOT and r.seat in bot_seats for r in records)
+        assert all(
+            (r.source == ActionRecord.Source.BOT and r.seat in bot_seats)
+            or r.source == ActionRecord.Source.SERVER
+            for r in records
+        )
     else:
         assert game.seq == 0 and not records
     assert_log_intact(game)
@@ -387,7 +415,7 @@ def _human(game: Game) -> tuple[int, Any]:
 
 
 def test_submit_stores_the_human_action_then_the_bots() -> None:
-    game = create_started_game(humans=1, bots=2, seed=3)
+    game = create_started_game(humans=1, bots=2, seed=3, options={"fracture_mask": [0, 0]})  # no masking
     seat, user = _human(game)
     assert [p.seat for p in engine.pending(state_of(game))] == [seat]  # the bots have acted
     # (bot moves depend on the game id: the human may first have to answer, say, a response window)
@@ -411,7 +439,7 @@ def test_submit_stores_the_human_action_then_the_bots() -> None:
     assert first.state_hash == engine.state_hash(expected)
     assert bots, "the bots play their turns after the human ends theirs"
     assert [r.seq for r in result.records] == list(range(before + 1, before + 1 + len(result.records)))
-    assert all(r.source == "bot" and r.seat != seat for r in bots)
+    assert all((r.source == "bot" and r.seat != seat) or r.source == "server" for r in bots)
     game.refresh_from_db()
     assert game.seq == result.records[-1].seq == result.game.seq
     stored = ActionRecord.objects.get(game=game, seq=before + 1)
@@ -670,7 +698,7 @@ def test_whole_game_to_the_end_and_verify(humans: int, bots: int, options: dict[
     assert_log_intact(game)
     assert_state_consistent(game)
     sources = set(ActionRecord.objects.filter(game=game).values_list("source", flat=True))
-    assert sources == {"web", "bot"} if bots else {"web"}
+    assert sources - {"server"} == ({"web", "bot"} if bots else {"web"})  # server: masked passes (issue 14)
 
     out = StringIO()
     call_command("verify_game", str(game.pk), stdout=out)
@@ -800,6 +828,8 @@ def test_submit_statement_budget(players: int, log_length: int, django_assert_ma
             result = services.action_submit(
                 game_id=game.pk, user=users[seat], payload=action, expected_seq=game.seq
             )
-        assert len(result.records) == 1  # no bot ran: the count is the submit alone
+        # no bot ran: the submit alone, and perhaps the server's passes for seats with nothing to decide
+        assert result.records[0].seat == seat
+        assert all(r.source == ActionRecord.Source.SERVER for r in result.records[1:])
         game = result.game
     assert_log_intact(game)

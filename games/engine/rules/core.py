@@ -16,7 +16,7 @@ from .. import actions as A
 from ..content import Content
 from ..errors import ErrorCode, IllegalAction, InvalidSeat
 from ..kinds import EventType, Phase
-from ..rng import Rng
+from ..rng import Rng, mix64
 from ..state import UNCHOSEN, Battle, Choice, GameState, Player, Window
 
 Event = dict[str, Any]
@@ -37,9 +37,20 @@ OPTION_DEFAULTS: dict[str, Any] = {
 #: ``rules_edition``: the engine's reading of the rulebook, 1 (before issue 14) or 2 (issue 14: R53's
 #: sentence on unsupplied territories, R64/R74 window targets, R112 castles across a lake). New tables
 #: are set up with :data:`RULES_EDITION` (:func:`games.engine.current_options`).
+#: ``fracture_windows``: ``"sealed"`` (every asked seat answers at once with ranked targets, resolved
+#: clockwise at the close) or ``"in_turn"`` (the rulebook's lap: one seat at a time, clockwise from the
+#: opener, each fracturing at once and seeing the answers before it; R37 as corrected by issue 14).
+#: ``fracture_mask``: ``[low, high]`` seconds; a seat without a Fracture to play is answered "pass" by the
+#: server after a delay drawn in that range from the game's seed (:func:`mask_seconds`), so the pace of
+#: a window does not tell who holds Fracture. ``[0, 0]``: at once.
 ADDED_OPTIONS: dict[str, Any] = {
     "rules_edition": 1,
+    "fracture_windows": "sealed",
+    "fracture_mask": [0, 0],
 }
+
+#: Longest masking delay a table may set (seconds): one day.
+MAX_FRACTURE_MASK = 86_400
 
 #: The newest ``rules_edition``.
 RULES_EDITION = 2
@@ -186,12 +197,32 @@ def current_phase(state: GameState) -> Phase:
     return Phase(state.phase)
 
 
+def in_turn(state: GameState) -> bool:
+    """Whether response windows go round one seat at a time (``fracture_windows = "in_turn"``, R37)."""
+    return bool(option(state, "fracture_windows") == "in_turn")
+
+
 def window_waiting(state: GameState) -> list[int]:
-    """The seats an open response window still waits for, in asking order (R37); ``[]`` without one."""
+    """The seats an open response window still waits for, in asking order (R37): every asked seat that has
+    not answered in a sealed window; in an in-turn window only the first of them (the lap's current seat).
+    ``[]`` without a window."""
     w = state.window
     if w is None:
         return []
-    return [seat for seat, answer in zip(w.asked, w.answers, strict=True) if answer is None]
+    waiting = [seat for seat, answer in zip(w.asked, w.answers, strict=True) if answer is None]
+    return waiting[:1] if in_turn(state) else waiting
+
+
+def mask_seconds(state: GameState, serial: int, step: int) -> int:
+    """The masking delay (seconds) after which the server answers "pass" for a seat with no Fracture to
+    play: drawn uniformly from the table's ``fracture_mask`` range by a stream of its own, keyed by the
+    game's seed, the window's ``serial`` and the lap ``step`` (0 for a sealed window, the seat's place in
+    the lap for an in-turn window). It never advances the game's own random stream, so it changes no die
+    or shuffle, and replays reproduce it exactly."""
+    low, high = option(state, "fracture_mask")
+    if high <= low:
+        return int(low)
+    return int(low) + Rng(mix64(state.seed, 0x4D41534B), serial * 64 + step).below(int(high) - int(low) + 1)
 
 
 def conflict_waiting(state: GameState) -> list[tuple[int, int]]:

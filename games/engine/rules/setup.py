@@ -9,7 +9,7 @@ from ..errors import ContentError
 from ..kinds import EventType
 from ..rng import Rng
 from ..state import SCHEMA_VERSION, Artefact, GameState, Player, content_and_board
-from .core import ADDED_OPTIONS, OPTION_DEFAULTS, RULES_EDITION, Tx, option
+from .core import ADDED_OPTIONS, MAX_FRACTURE_MASK, OPTION_DEFAULTS, RULES_EDITION, Tx, option
 from .resources import draw, gain
 from .turn import start_turn
 
@@ -139,6 +139,20 @@ def _normalize_options(raw_options: Any, players: int) -> dict[str, Any]:
     edition = options.get("rules_edition", ADDED_OPTIONS["rules_edition"])
     if isinstance(edition, bool) or not isinstance(edition, int) or not 1 <= edition <= RULES_EDITION:
         raise ContentError(f"rules_edition must be an integer from 1 to {RULES_EDITION}")
+    if options.get("fracture_windows", "sealed") not in ("sealed", "in_turn"):
+        raise ContentError("fracture_windows must be 'sealed' or 'in_turn'")
+    mask = options.get("fracture_mask", [0, 0])
+    if (
+        not isinstance(mask, list | tuple)
+        or len(mask) != 2
+        or any(isinstance(v, bool) or not isinstance(v, int) for v in mask)
+        or not 0 <= mask[0] <= mask[1] <= MAX_FRACTURE_MASK
+    ):
+        raise ContentError(
+            f"fracture_mask must be [low, high] seconds, 0 <= low <= high <= {MAX_FRACTURE_MASK}"
+        )
+    if "fracture_mask" in options:
+        options["fracture_mask"] = [int(mask[0]), int(mask[1])]
     if options["fracture_prompts"] not in ("all", "holders"):
         raise ContentError("fracture_prompts must be 'all' or 'holders'")
     allegiance = options["allegiance"]

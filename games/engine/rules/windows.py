@@ -1,10 +1,11 @@
 """Response windows and the Fracture card (R32, R36–R37, architecture "Response windows").
 
 A window opens before an artefact applies (a crown use, the sceptres of battle step 3, the orbs of step
-7). Seats are asked in clockwise order from the opener; answers are ranked Fracture targets. When every
-asked seat has answered, :func:`close_window` fractures in clockwise order and reports the surviving
-targets; :func:`games.engine.rules.dispatch.run` then hands them to the crown or battle rules. This module
-also holds the Fracture family played in one's own free window (R36 a)."""
+7). Seats are asked in clockwise order from the opener. In a sealed window (``fracture_windows``) they
+answer at once with ranked Fracture targets and :func:`close_window` fractures in clockwise order; in an
+in-turn window they answer one at a time and a Fracture is played as it is answered. The surviving
+targets then go to the crown or battle rules (:func:`games.engine.rules.dispatch.run`). This module also
+holds the Fracture family played in one's own free window (R36 a)."""
 
 from __future__ import annotations
 
@@ -19,9 +20,11 @@ from .core import (
     artefact_owner,
     destroy_artefact,
     face_up,
+    in_turn,
     not_your_decision,
     option,
     require_turn,
+    window_waiting,
     wrong_phase,
 )
 from .resources import discard
@@ -77,8 +80,9 @@ def window_answered(state: GameState) -> bool:
 
 
 def close_window(tx: Tx) -> tuple[Window, list[str]]:
-    """Resolve the answered window in clockwise order from the opener: each seat fractures the first of its
-    ranked targets that is still face up, so the outcome equals the rulebook's sequential lap (R37).
+    """Close the answered window. A sealed window is resolved now, in clockwise order from the opener:
+    each seat fractures the first of its ranked targets that is still face up, so the outcome equals the
+    rulebook's sequential lap (R37). An in-turn window's Fractures were played as they were answered.
 
     Returns:
         ``(the closed window, the targets still face up)``; the window is removed from the state.
@@ -86,25 +90,41 @@ def close_window(tx: Tx) -> tuple[Window, list[str]]:
     s = tx.s
     w = tx.w()
     fracture = tx.c.effect_index["fracture"]
-    for seat, ranked in zip(w.asked, w.answers, strict=True):
-        for target in ranked or []:
-            owner = artefact_owner(s, target)
-            art = s.players[owner].artefact(target)
-            if art is not None and art.face_up and fracture in s.players[seat].hand:
-                play_fracture(tx, seat, target)
-                break
+    if not in_turn(s):
+        for seat, ranked in zip(w.asked, w.answers, strict=True):
+            for target in ranked or []:
+                if face_up(s, target) and fracture in s.players[seat].hand:
+                    play_fracture(tx, seat, target)
+                    break
     s.window = None
     survivors = [t for t in w.targets if face_up(s, t)]
     tx.emit(EventType.WINDOW_CLOSED, kind=w.kind, survivors=survivors)
     return w, survivors
 
 
+def open_targets(state: GameState, seat: int) -> list[str]:
+    """Targets of the open window ``seat`` could fracture now: another player's, still face up (R37)."""
+    w = state.window
+    assert w is not None
+    return [t for t in w.targets if artefact_owner(state, t) != seat and face_up(state, t)]
+
+
+def has_fracture_to_play(state: GameState, seat: int) -> bool:
+    """Whether ``seat`` holds Fracture and the open window has a target for it: otherwise its answer can
+    only be "pass", which the server gives for it (issue 14: no empty prompts)."""
+    holds = state.content.effect_index["fracture"] in state.players[seat].hand
+    return holds and bool(open_targets(state, seat))
+
+
 def h_respond(tx: Tx, actor: int, action: A.Action) -> None:
-    """Answer the open response window with ranked Fracture targets, or pass with none (R37).
+    """Answer the open response window (R37): in a sealed window with ranked Fracture targets, in an
+    in-turn window with at most one, played at once (the next seat then sees it); or pass with none.
 
     Raises:
-        IllegalAction: no window (``WRONG_PHASE``), not asked, already answered, no Fracture in hand,
-            duplicate targets, or a target outside the window / the actor's own (R37).
+        IllegalAction: no window (``WRONG_PHASE``), not asked or (in turn) not this seat's turn in the lap
+            (``NOT_YOUR_DECISION``), already answered, no Fracture in hand, duplicate or (in turn) several
+            targets (``BAD_CHOICE``), or a target outside the window / the actor's own / already
+            destroyed (R37).
     """
     assert isinstance(action, A.Respond)
     s = tx.s
@@ -116,30 +136,32 @@ def h_respond(tx: Tx, actor: int, action: A.Action) -> None:
     i = w.asked.index(actor)
     if w.answers[i] is not None:
         raise IllegalAction(ErrorCode.ALREADY_ANSWERED)
+    lap = in_turn(s)
+    if lap and actor not in window_waiting(s):
+        raise not_your_decision(s)
     ranked = list(action.fracture)
     if ranked and tx.c.effect_index["fracture"] not in s.players[actor].hand:
         raise IllegalAction(ErrorCode.NO_FRACTURE_IN_HAND)
-    if len(set(ranked)) != len(ranked):
+    if len(set(ranked)) != len(ranked) or (lap and len(ranked) > 1):
         raise IllegalAction(ErrorCode.BAD_CHOICE)
     for target in ranked:
-        if target not in w.targets or artefact_owner(s, target) == actor:
+        if target not in w.targets or artefact_owner(s, target) == actor or (lap and not face_up(s, target)):
             raise IllegalAction(ErrorCode.INVALID_FRACTURE_TARGET, target=target, rule="R37")
     tx.w().answers[i] = ranked
     tx.emit(EventType.WINDOW_ANSWERED, seat=actor)
+    if lap and ranked:
+        play_fracture(tx, actor, ranked[0])
 
 
 def respond_options(state: GameState, seat: int) -> list[A.Action]:
     """Answers ``seat`` may give to the open window: pass, or Fracture one face-up target of another
-    player if it holds Fracture (R37). Empty when ``seat`` is not asked or has answered."""
-    w = state.window
-    assert w is not None
-    if seat not in w.asked or w.answers[w.asked.index(seat)] is not None:
+    player if it holds Fracture (R37). Empty when ``seat`` is not asked, has answered or (in an in-turn
+    window) it is not yet its turn in the lap."""
+    if seat not in window_waiting(state):
         return []
     out: list[A.Action] = [A.Respond(())]
     if state.content.effect_index["fracture"] in state.players[seat].hand:
-        out.extend(
-            A.Respond((t,)) for t in w.targets if artefact_owner(state, t) != seat and face_up(state, t)
-        )
+        out.extend(A.Respond((t,)) for t in open_targets(state, seat))
     return out
 
 

@@ -178,10 +178,21 @@ def _respond_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
     view = ctx.view
     window = view["window"]
     targets = _unique(t for a in actions for t in a["fracture"])
+    in_turn = window is not None and window["mode"] == "in_turn"
+    answers = [
+        {
+            "who": ctx.name(a["seat"]),
+            "target": _artefact_owner(view, a["fracture"])[1] if a["fracture"] else None,
+        }
+        for a in (window["answers"] if window is not None else [])
+    ]
     return {
         "kind": window["kind"] if window is not None else None,
         "opener": ctx.name(window["opener"]) if window is not None else "",
         "window_targets": [_artefact_owner(view, t)[1] for t in window["targets"]] if window else [],
+        # in turn (R37, issue 14): one target, played at once, after the answers of the seats before
+        "in_turn": in_turn,
+        "answers": answers,
         "options": [
             {
                 "value": t,
@@ -189,7 +200,7 @@ def _respond_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
             }
             for t in targets
         ],
-        "ranks": range(1, len(targets) + 1),
+        "ranks": range(1, 2 if in_turn else len(targets) + 1),
     }
 
 
