@@ -10,12 +10,14 @@ Public API (architecture §2)::
     view_for(state, viewer) -> View / redact_event(event, viewer)   # typed views: view_types
     replay(setup, actions) -> state
     to_dict(state) / from_dict(data) / state_hash(state)
+    to_text(state, action, lang) / parse_text(state, seat, text, lang)   # the move notation
 """
 
 from .actions import Action, card_id, parse_action
 from .content import Board, Content, load_board, load_content
 from .errors import ContentError, EngineError, ErrorCode, IllegalAction, InvalidActionPayload, InvalidSeat
 from .kinds import ActionType, ArtefactType, CardKind, EventType, Phase, PromptKind
+from .notation import NotationError, legal_forms, parse_text, to_text
 from .prompts import Prompt, legal_actions, pending
 from .record import RECORD_FORMAT, ReplayError, make_record, read_record, replay
 from .rules import (
@@ -84,6 +86,7 @@ __all__ = [
     "IllegalAction",
     "InvalidActionPayload",
     "InvalidSeat",
+    "NotationError",
     "Phase",
     "PlayerView",
     "Prompt",
@@ -107,12 +110,14 @@ __all__ = [
     "dice_in_use",
     "from_dict",
     "legal_actions",
+    "legal_forms",
     "load_board",
     "load_content",
     "make_record",
     "new_game",
     "normalize_setup",
     "parse_action",
+    "parse_text",
     "pending",
     "public_summary",
     "read_record",
@@ -121,6 +126,7 @@ __all__ = [
     "state_hash",
     "supplied",
     "to_dict",
+    "to_text",
     "victory_points",
     "view_for",
 ]

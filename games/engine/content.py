@@ -107,9 +107,8 @@ class Board:
     layout_vp: tuple[int, ...]
     castle_of_seat: tuple[int, ...]
     adjacent: tuple[tuple[int, ...], ...]
-    lake_links: tuple[
-        tuple[int, ...], ...
-    ]  # per position: territories (and, for a territory, castles) on a lake with it
+    lake_links: tuple[tuple[int, ...], ...]  # per position: territories sharing a lake with it
+    lake_castles: tuple[tuple[int, ...], ...]  # per territory: castles on a lake with it (R112)
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
 
     @property
@@ -363,15 +362,15 @@ def _build_board(data: dict[str, Any], key: str, max_homelands: int) -> Board:
         for q, r in coords
     )
     links: list[set[int]] = [set() for _ in coords]
+    castles_across: list[set[int]] = [set() for _ in coords]
     for lake, kind in enumerate(kinds):
         if kind != "lake":
             continue
         shore = [n for n in adjacent[lake] if kinds[n] in ("territory", "castle")]
         for a in shore:
-            # A castle links to territories only (Q13); a territory to castles too (R112, Castle Siege).
-            links[a].update(
-                b for b in shore if b != a and (kinds[b] == "territory" or kinds[a] == "territory")
-            )
+            links[a].update(b for b in shore if b != a and kinds[b] == "territory")
+            if kinds[a] == "territory":  # a castle on the lake is reached across it under Castle Siege (R112)
+                castles_across[a].update(b for b in shore if kinds[b] == "castle")
     # Ruling Q2: no territory touches two castles; at most `max_homelands` territories touch a castle.
     for c in seats.values():
         if sum(1 for n in adjacent[c] if kinds[n] == "territory") > max_homelands:
@@ -389,5 +388,6 @@ def _build_board(data: dict[str, Any], key: str, max_homelands: int) -> Board:
         castle_of_seat=tuple(seats[s] for s in range(players)),
         adjacent=adjacent,
         lake_links=tuple(tuple(sorted(s)) for s in links),
+        lake_castles=tuple(tuple(sorted(s)) for s in castles_across),
         raw=data,
     )

@@ -16,11 +16,11 @@ from . import actions as A
 from .kinds import PromptKind
 from .rules.advance import advance_options
 from .rules.battle import conflict_options, fear_options, support_options
-from .rules.core import check_seat, conflict_waiting, in_turn, mask_seconds, window_waiting
+from .rules.core import check_seat, conflict_waiting, in_turn, mask_seconds, option, window_waiting
 from .rules.crowns import crown_options, insight_options, prosperity_options
 from .rules.redistribution import redistribution_options
 from .rules.resources import discard_options, resource_options
-from .rules.windows import fracture_options, has_fracture_to_play, respond_options
+from .rules.windows import fracture_options, respond_options
 from .state import GameState
 
 
@@ -86,24 +86,45 @@ def _window_prompts(state: GameState) -> list[Prompt]:
     one per lap step in turn)."""
     w = state.window
     assert w is not None
+    waiting = window_waiting(state)
+    if not waiting:
+        return []
     lap = in_turn(state)
+    fracture = state.content.effect_index["fracture"]
+    targets = w.targets
+    low, high = option(state, "fracture_mask")
+    detail = {"window": w.kind, "opener": w.opener, "targets": list(targets)}  # shared: read-only
+    owners: set[int] | None = None  # seats owning a face-up target, computed for a Fracture holder only
     out = []
-    for seat in window_waiting(state):
-        auto = not has_fracture_to_play(state, seat)
-        step = w.asked.index(seat) if lap else 0
+    for seat in waiting:
+        # nothing to decide without Fracture or without another player's face-up target (issue 14)
+        auto = fracture not in state.players[seat].hand
+        if not auto:
+            if owners is None:
+                owners = {p.seat for p in state.players for a in p.artefacts if a.face_up and a.id in targets}
+            auto = not (len(owners) > 1 or (bool(owners) and seat not in owners))
+        after = 0
+        if auto and high > low:
+            after = mask_seconds(state, w.serial, w.asked.index(seat) if lap else 0)
+        elif auto:
+            after = low
         out.append(
             Prompt(
                 seat,
                 PromptKind.RESPONSE,
                 "response",
-                A.Respond(()),
+                _PASS,
                 f"{w.serial}:response:{seat}",
-                {"window": w.kind, "opener": w.opener, "targets": list(w.targets)},
+                detail,
                 auto,
-                mask_seconds(state, w.serial, step) if auto else 0,
+                after,
             )
         )
     return out
+
+
+#: The timeout action of every response prompt: pass (R37).
+_PASS = A.Respond(())
 
 
 def _choice_prompts(state: GameState) -> list[Prompt]:

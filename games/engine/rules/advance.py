@@ -23,10 +23,12 @@ def _reach(state: GameState, seat: int, sup: set[int]) -> set[int]:
     reach: set[int] = set(board.adjacent[castle])
     if option(state, "castle_lake_link"):
         reach.update(board.lake_links[castle])
-    across = edition(state) >= 2  # rules edition 1 linked territories only
     for t in sup:
         reach.update(board.adjacent[t])
-        reach.update(n for n in board.lake_links[t] if across or board.kinds[n] == "territory")
+        reach.update(board.lake_links[t])
+    if option(state, "castle_siege") and edition(state) >= 2:  # rules edition 1 linked territories only
+        for t in sup:
+            reach.update(board.lake_castles[t])
     return reach
 
 
@@ -36,17 +38,30 @@ def next_to_unsupplied(state: GameState, seat: int, pos: int, sup: set[int]) -> 
     territory, unless the territory that you wish to advance to is also adjacent to another territory you
     control that has a line of supply". Adjacent means sharing an edge or a lake (R11: a lake links the
     territories on its shore); the castle is not a territory, so being next to it does not lift the ban.
+    Always ``False`` under rules edition 1.
 
     Args:
         sup: ``seat``'s supplied territories (:func:`.quantities.supplied`).
     """
+    return _closed_by(state, _unsupplied(state, seat, sup), pos, sup)
+
+
+def _unsupplied(state: GameState, seat: int, sup: set[int]) -> set[int]:
+    """``seat``'s territories without a line of supply (none counted under rules edition 1)."""
     if edition(state) < 2:
-        return False  # rules edition 1: only launch tiles counted (Q35 as first read)
+        return set()
+    kinds, owner = state.board.kinds, state.owner
+    return {
+        t for t in range(state.board.size) if owner[t] == seat and kinds[t] == "territory" and t not in sup
+    }
+
+
+def _closed_by(state: GameState, unsupplied: set[int], pos: int, sup: set[int]) -> bool:
+    if not unsupplied:
+        return False
     board = state.board
     near = set(board.adjacent[pos]).union(board.lake_links[pos])
-    owner, kinds = state.owner, board.kinds
-    unsupplied = any(kinds[n] == "territory" and owner[n] == seat and n not in sup for n in near)
-    return unsupplied and not near & sup
+    return bool(near & unsupplied) and not near & sup
 
 
 def advance_targets(state: GameState, seat: int) -> list[int]:
@@ -57,13 +72,14 @@ def advance_targets(state: GameState, seat: int) -> list[int]:
     owner = state.owner
     castle = state.board.castle_of_seat[seat]
     sup = supplied(state, seat)
+    unsupplied = _unsupplied(state, seat, sup)
     mates = set(teammates(state, seat))
     siege = option(state, "castle_siege")
     out: list[int] = []
     for x in sorted(_reach(state, seat, sup)):
         kind = kinds[x]
         if kind == "territory":
-            if owner[x] != seat and owner[x] not in mates and not next_to_unsupplied(state, seat, x, sup):
+            if owner[x] != seat and owner[x] not in mates and not _closed_by(state, unsupplied, x, sup):
                 out.append(x)
         elif kind == "castle" and siege and x != castle:
             out.append(x)

@@ -159,11 +159,11 @@ def check_seat(state: GameState, seat: object, *, spectator: bool = False) -> in
     Raises:
         InvalidSeat: anything else (``True``, ``1.0``, ``"0"``, ``-1``, ``players``).
     """
+    if type(seat) is int and 0 <= seat < state.num_players:  # bool is a subclass of int: refused here
+        return seat
     if seat is None and spectator:
         return None
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.num_players:
-        raise InvalidSeat(seat, state.num_players)
-    return seat
+    raise InvalidSeat(seat, state.num_players)
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -174,8 +174,10 @@ def ceil_div(a: int, b: int) -> int:
 def option(state: GameState, name: str) -> Any:
     """Return the value of setup option ``name`` (see :data:`OPTION_DEFAULTS`, R105–R120; an absent
     :data:`ADDED_OPTIONS` key has its legacy meaning)."""
-    options = state.setup["options"]
-    return options[name] if name in options else ADDED_OPTIONS[name]
+    try:
+        return state.setup["options"][name]
+    except KeyError:
+        return ADDED_OPTIONS[name]
 
 
 def edition(state: GameState) -> int:
@@ -222,7 +224,11 @@ def mask_seconds(state: GameState, serial: int, step: int) -> int:
     low, high = option(state, "fracture_mask")
     if high <= low:
         return int(low)
-    return int(low) + Rng(mix64(state.seed, 0x4D41534B), serial * 64 + step).below(int(high) - int(low) + 1)
+    return int(low) + Rng(mix64(state.seed, _MASK_STREAM), serial * 64 + step).below(int(high) - int(low) + 1)
+
+
+#: The counter of the masking stream's own seed (``mix64(seed, _MASK_STREAM)``): "MASK".
+_MASK_STREAM = 0x4D41534B
 
 
 def conflict_waiting(state: GameState) -> list[tuple[int, int]]:

@@ -109,13 +109,6 @@ def open_targets(state: GameState, seat: int) -> list[str]:
     return [t for t in w.targets if artefact_owner(state, t) != seat and face_up(state, t)]
 
 
-def has_fracture_to_play(state: GameState, seat: int) -> bool:
-    """Whether ``seat`` holds Fracture and the open window has a target for it: otherwise its answer can
-    only be "pass", which the server gives for it (issue 14: no empty prompts)."""
-    holds = state.content.effect_index["fracture"] in state.players[seat].hand
-    return holds and bool(open_targets(state, seat))
-
-
 def h_respond(tx: Tx, actor: int, action: A.Action) -> None:
     """Answer the open response window (R37): in a sealed window with ranked Fracture targets, in an
     in-turn window with at most one, played at once (the next seat then sees it); or pass with none.
@@ -157,7 +150,11 @@ def respond_options(state: GameState, seat: int) -> list[A.Action]:
     """Answers ``seat`` may give to the open window: pass, or Fracture one face-up target of another
     player if it holds Fracture (R37). Empty when ``seat`` is not asked, has answered or (in an in-turn
     window) it is not yet its turn in the lap."""
-    if seat not in window_waiting(state):
+    w = state.window
+    assert w is not None
+    if seat not in w.asked or w.answers[w.asked.index(seat)] is not None:
+        return []
+    if in_turn(state) and seat not in window_waiting(state):
         return []
     out: list[A.Action] = [A.Respond(())]
     if state.content.effect_index["fracture"] in state.players[seat].hand:

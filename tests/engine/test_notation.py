@@ -1,0 +1,202 @@
+"""The move notation (issue 14, ``docs/notation.md``): every legal action has a short text form in four
+languages that reads back to the same action; reading is case-insensitive, tolerates spaces and accepts the
+rulebook's terms of every edition; a text that is not a move is refused with what was expected and the
+legal forms."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from games.engine import GameState, apply, current_options, legal_actions, new_game, pending
+from games.engine import actions as A
+from games.engine.bot import choose
+from games.engine.notation import LANGS, NotationError, legal_forms, parse_text, to_text
+from games.engine.rng import Rng
+from tests.engine.fixtures import (
+    cid,
+    clear_map,
+    edit,
+    game,
+    place,
+    set_artefacts,
+    set_hand,
+    set_tile,
+    territories,
+)
+from tests.engine.test_artefacts_windows import WITH_FRACTURE, three_player_sceptres
+
+
+def _states(games: int, players: int, options: dict[str, Any]) -> list[GameState]:
+    """Every state of ``games`` random-bot games (each decision point once)."""
+    out: list[GameState] = []
+    for g in range(games):
+        s = new_game({"players": players, "seed": 900 + g, "options": {**current_options(), **options}})
+        rng = Rng(g)
+        while pending(s) and len(out) < 100_000:
+            out.append(s)
+            seat = pending(s)[0].seat
+            action = choose(s, seat, rng)
+            assert action is not None
+            s = apply(s, seat, action).state
+    return out
+
+
+@pytest.mark.parametrize(
+    ("players", "options"),
+    [
+        (2, {}),
+        (3, {"fracture_windows": "in_turn"}),
+        (4, {"allegiance": "pairs"}),
+        (5, {"castle_siege": True}),
+    ],
+)
+def test_every_legal_action_reads_back_in_all_four_languages(players: int, options: dict[str, Any]) -> None:
+    """Issue 14: for every legal action of every seat in every state of sampled games (thousands of states),
+    ``parse_text(to_text(a)) == a`` in en, sv, pl and ko."""
+    checked = 0
+    for s in _states(3, players, options):
+        for prompt in pending(s):
+            for action in legal_actions(s, prompt.seat):
+                for lang in LANGS:
+                    text = to_text(s, action, lang)
+                    assert parse_text(s, prompt.seat, text, lang) == action, (lang, text, action)
+                    checked += 1
+    assert checked > 10_000
+
+
+def _one_forest() -> GameState:
+    """2 players, seat 0 to move, an empty map of Grasslands with one Forest (t10) and one Fort (t8) next to
+    seat 0's castle (t12)."""
+    s = edit(game(2, seed=1))
+    clear_map(s)
+    for t in territories(s):
+        set_tile(s, t, "grasslands")
+    set_tile(s, 10, "forest")
+    set_tile(s, 8, "fort")
+    s.players[0].castle = 6
+    return s
+
+
+def test_the_issue_examples_read_as_the_actions_they_name() -> None:
+    """Issue 14's examples: ``advance Forest 4``, ``redistribute castle>Fort 2, Fort>Ruins 1``, ``end``."""
+    s = _one_forest()
+    assert parse_text(s, 0, "advance Forest 4") == A.Advance("t10", 4)
+    assert to_text(s, A.Advance("t10", 4)) == "advance Forest 4"
+    assert parse_text(s, 0, "end") == A.EndTurn()
+    place(s, 8, 0, 2)
+    set_tile(s, 4, "ruins")
+    place(s, 4, 0, 1)
+    moves = (A.Move("castle", "t8", 2), A.Move("t8", "t4", 1))
+    assert parse_text(s, 0, "redistribute castle>Fort 2, Fort>Ruins 1") == A.Redistribute(moves)
+    assert to_text(s, A.Redistribute(moves)) == "redistribute castle>Fort 2, Fort>Ruins 1"
+
+
+def test_reading_ignores_case_and_spaces_and_accepts_every_edition_s_terms() -> None:
+    """Issue 14: case-insensitive, extra spaces tolerated, the rulebook's terms in English, Swedish
+    ("framryckning", "borg"), Polish ("przemarsz", "zamek") and Korean ("진군", "숲", "성")."""
+    s = _one_forest()
+    want = A.Advance("t10", 4)
+    for text in (
+        "  ADVANCE   forest  4 ",
+        "framryckning Forest 4",
+        "przemarsz forest 4",
+        "진군 숲 4",
+        "advance t10 4",
+    ):
+        assert parse_text(s, 0, text) == want, text
+    assert [to_text(s, want, lang) for lang in LANGS] == [
+        "advance Forest 4",
+        "framryckning Forest 4",
+        "przemarsz Forest 4",
+        "진군 숲 4",
+    ]
+    place(s, 8, 0, 2)
+    move = A.Redistribute((A.Move("castle", "t8", 1),))
+    for text in (
+        "redistribute castle > fort 1",
+        "omfördela borg>Fort 1",
+        "przegrupowanie zamek->fort 1",
+        "재배치 성>요새 1",
+    ):
+        assert parse_text(s, 0, text) == move, text
+
+
+def test_a_name_shared_by_several_territories_takes_its_rank() -> None:
+    """Issue 14: "Forest 2" when the name is not unique (rank in position order); the bare name is refused
+    as ambiguous, with the legal forms."""
+    s = edit(game(2, seed=1))
+    clear_map(s)
+    for t in territories(s):
+        set_tile(s, t, "forest")
+    forests = [t for t in territories(s)]
+    second = forests[1]
+    assert parse_text(s, 0, "advance Forest 2 3") == A.Advance(f"t{second}", 3)
+    assert to_text(s, A.Advance("t10", 3)) == f"advance Forest {forests.index(10) + 1} 3"
+    with pytest.raises(NotationError) as err:
+        parse_text(s, 0, "advance Forest 3")
+    assert "not unique" in err.value.message and err.value.legal
+
+
+def test_cards_by_name_copy_and_value() -> None:
+    """Issue 14: cards by name, ``Name n`` for the n-th copy, or by value (``conflict 3``, ``support +2``);
+    the card named is the first copy not named yet."""
+    play = three_player_sceptres(
+        hands={1: ["shield_wall", "shield_wall", "war_banner", "war_banner", "fracture"]}
+    )
+    for seat in (0, 1, 2):
+        play.respond(seat)
+    s = play.state
+    held = s.players[1].hand
+    walls = sorted(c for c in held if s.content.cards[c].id == "shield_wall")
+    first, second = cid(1, walls[0]), cid(1, walls[1])
+    assert parse_text(s, 1, "conflict Shield Wall") == A.ChooseConflict(first)
+    assert parse_text(s, 1, "conflict shield wall 2") == A.ChooseConflict(second)
+    assert parse_text(s, 1, "conflict 3") == A.ChooseConflict(first)
+    assert to_text(s, A.ChooseConflict(second)) == "conflict Shield Wall 2"
+    banners = sorted(c for c in held if s.content.cards[c].id == "war_banner")
+    both = A.PlaySupport((cid(1, banners[0]), cid(1, banners[1])))
+    assert parse_text(s, 1, "support +2, +2") == both
+    assert parse_text(s, 1, "support War Banner, War Banner") == both
+    assert to_text(s, both) == "support War Banner, War Banner"
+
+
+def test_windows_crowns_and_passes() -> None:
+    """Issue 14's examples ``fracture Orb of Brutality``, ``crown vitality``, ``pass``: in a response
+    window "fracture" answers it (ranked targets in a sealed window), outside it plays Fracture in one's
+    own free window; a crown is named by its ability; "pass" passes the window."""
+    play = three_player_sceptres(hands={2: WITH_FRACTURE})
+    s = play.state
+    assert parse_text(s, 2, "fracture Sceptre of Rage") == A.Respond(("sceptre_rage",))
+    assert parse_text(s, 2, "fracture rage, loyalty") == A.Respond(("sceptre_rage", "sceptre_loyalty"))
+    assert parse_text(s, 2, "균열 분노의 홀") == A.Respond(("sceptre_rage",))
+    assert parse_text(s, 1, "pass") == A.Respond(())
+    assert to_text(s, A.Respond(("sceptre_rage",)), "ko") == "균열 분노의 홀"
+    free = edit(game(2, seed=1))
+    set_artefacts(free, 0, ["crown_vitality"])
+    set_artefacts(free, 1, ["orb_brutality"])
+    set_hand(free, 0, WITH_FRACTURE)
+    assert parse_text(free, 0, "crown vitality") == A.UseCrown()
+    assert to_text(free, A.UseCrown()) == "crown vitality"
+    assert parse_text(free, 0, "fracture Orb of Brutality") == A.Fracture("orb_brutality")
+    assert to_text(free, A.Fracture("orb_brutality"), "pl") == "pęknięcie Orb of Brutality"
+
+
+def test_a_text_that_is_not_a_move_says_what_was_expected_and_lists_the_legal_forms() -> None:
+    """Issue 14: a parse error names what was expected and lists the legal forms at that point (advances
+    summed up per target), in the reader's language."""
+    s = _one_forest()
+    with pytest.raises(NotationError) as err:
+        parse_text(s, 0, "attack the forest")
+    assert "not a move" in err.value.message
+    assert "end" in err.value.legal and "advance Forest 1-6" in err.value.legal
+    with pytest.raises(NotationError) as err:
+        parse_text(s, 0, "advance Swamp 3")
+    assert "no place called" in err.value.message and err.value.expected
+    with pytest.raises(NotationError) as err:
+        parse_text(s, 0, "end now", "sv")
+    assert "avsluta" in err.value.legal
+    assert legal_forms(s, 0, "ko")[0] == "종료"
+    with pytest.raises(NotationError):
+        parse_text(s, 0, 42)  # type: ignore[arg-type]
