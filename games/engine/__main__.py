@@ -1,8 +1,10 @@
 """Command line: ``python -m games.engine replay RECORD.json`` and ``python -m games.engine play``.
 
-``replay`` prints ``{"summary": ..., "state_hash": ...}`` as JSON and exits 0, or prints
-``{"error": code, "index": i}`` and exits 2 when action ``i`` is illegal or malformed (1 for a bad file or
-setup). ``play`` plays a full game with the random-legal bot and prints a summary and the record.
+``replay`` prints ``{"summary": ..., "referee": ..., "state_hash": ...}`` as JSON and exits 0 (``referee``:
+:func:`games.engine.view.referee_summary`), or prints ``{"error": code, "index": i, "detail", "params",
+"before"}`` and exits 2 when action ``i`` is illegal or malformed, ``before`` being the referee summary of
+the position that action met (1 for a bad file or setup). ``play`` plays a full game with the random-legal
+bot and prints a summary and the record.
 """
 
 from __future__ import annotations
@@ -14,12 +16,12 @@ from typing import Any
 
 from .actions import Action
 from .bot import choose, next_decision
-from .errors import ContentError
+from .errors import ContentError, IllegalAction
 from .record import ReplayError, make_record, read_record, replay
 from .rng import Rng
 from .rules import apply, current_options, new_game
 from .state import state_hash
-from .view import public_summary
+from .view import public_summary, referee_summary
 
 _FLAGS = ("castle_siege", "cut_throat", "skirmish", "mayhem", "castle_lake_link")
 
@@ -75,12 +77,22 @@ def main(argv: list[str] | None = None) -> int:
                 record = json.load(fh)
             state = replay(*read_record(record))
         except ReplayError as exc:
-            print(json.dumps({"error": exc.code, "index": exc.index, "detail": str(exc.error)}))
+            failed: dict[str, Any] = {"error": exc.code, "index": exc.index, "detail": str(exc.error)}
+            if isinstance(exc.error, IllegalAction):
+                failed["params"] = exc.error.params
+            if exc.before is not None:  # the position the failing action met, for the referee
+                failed["before"] = referee_summary(exc.before)
+            print(json.dumps(failed, indent=2))
             return 2
         except (OSError, ValueError, ContentError) as exc:
             print(json.dumps({"error": "bad_record", "detail": str(exc)}))
             return 1
-        print(json.dumps({"summary": public_summary(state), "state_hash": state_hash(state)}, indent=2))
+        final = {
+            "summary": public_summary(state),
+            "referee": referee_summary(state),
+            "state_hash": state_hash(state),
+        }
+        print(json.dumps(final, indent=2))
         return 0
     options: dict[str, Any] = current_options()  # a new game: the newest rules
     for opt in args.options:

@@ -22,10 +22,17 @@ class ReplayError(EngineError):
     """Replaying a record failed at action ``index`` (0-based) with ``error`` (an :class:`IllegalAction`,
     an :class:`InvalidActionPayload` or an :class:`InvalidSeat`)."""
 
-    def __init__(self, index: int, error: IllegalAction | InvalidActionPayload | InvalidSeat) -> None:
+    def __init__(
+        self,
+        index: int,
+        error: IllegalAction | InvalidActionPayload | InvalidSeat,
+        before: GameState | None = None,
+    ) -> None:
         super().__init__(f"action {index}: {error}")
         self.index = index
         self.error = error
+        #: The state before the failing action (for the referee summary), when known.
+        self.before = before
 
     @property
     def code(self) -> str:
@@ -66,7 +73,7 @@ def replay(setup: dict[str, Any], actions: Iterable[Any]) -> GameState:
             seat, action = item if isinstance(item, tuple) else _entry(item)
             state = apply(state, seat, action).state
         except (IllegalAction, InvalidActionPayload, InvalidSeat) as exc:
-            raise ReplayError(index, exc) from exc
+            raise ReplayError(index, exc, state) from exc
     return state
 
 

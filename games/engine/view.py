@@ -335,3 +335,67 @@ def public_summary(state: GameState) -> PublicSummary:
         },
         "artefacts_face_down": sorted(a.id for p in state.players for a in p.artefacts if not a.face_up),
     }
+
+
+def referee_summary(state: GameState) -> dict[str, Any]:
+    """What a referee checking a record needs (issue 14; ``python -m games.engine replay``), from public
+    facts and counts only (no card of any hand or deck is named):
+
+    ``turn``, ``active``, ``phase``, ``winners``; ``players``: per seat ``hand``, ``deck``, ``discard``
+    (card counts), ``dice_in_use`` (R16), ``castle`` (knights), ``vp``, ``supplied`` (ids of its
+    territories with a line of supply, R48) and ``unsupplied``; ``territories``: id -> ``{"owner",
+    "knights"}`` of every controlled territory; ``battle``: where, the step, and per side the combat score
+    with its parts by source (``knights``, the territory, sceptres, the conflict card once revealed,
+    support cards; as a spectator sees them), or ``None``; ``window``: the open response window's kind,
+    targets and the seats it waits for, or ``None``.
+    """
+    vp = victory_points(state)
+    board = state.board
+    players = []
+    for p in state.players:
+        sup = supplied(state, p.seat)
+        owned = [i for i, o in enumerate(state.owner) if o == p.seat and board.kinds[i] == "territory"]
+        players.append(
+            {
+                "seat": p.seat,
+                "hand": len(p.hand),
+                "deck": len(p.deck),
+                "discard": len(p.discard),
+                "dice_in_use": dice_in_use(state, p.seat),
+                "castle": p.castle,
+                "vp": vp[p.seat],
+                "supplied": [board.pos_id(i) for i in owned if i in sup],
+                "unsupplied": [board.pos_id(i) for i in owned if i not in sup],
+            }
+        )
+    battle = _battle_view(state, None)
+    w = state.window
+    return {
+        "turn": state.turn,
+        "active": state.active,
+        "phase": current_phase(state),
+        "winners": list(state.winners),
+        "players": players,
+        "territories": {
+            board.pos_id(i): {"owner": o, "knights": state.knights[i]}
+            for i, o in enumerate(state.owner)
+            if o >= 0
+        },
+        "battle": None
+        if battle is None
+        else {
+            "pos": battle["pos"],
+            "step": battle["step"],
+            "stage": battle["stage"],
+            "attacker": {k: battle["attacker"][k] for k in ("seat", "knights", "score", "parts")},
+            "defender": {k: battle["defender"][k] for k in ("seat", "knights", "score", "parts")},
+        },
+        "window": None
+        if w is None
+        else {
+            "kind": w.kind,
+            "opener": w.opener,
+            "targets": list(w.targets),
+            "waiting_for": window_waiting(state),
+        },
+    }

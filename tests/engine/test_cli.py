@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from games.engine import public_summary, replay, state_hash
+from games.engine.view import referee_summary
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = REPO_ROOT / "tests" / "engine" / "scenarios" / "battle-example.json"
@@ -70,11 +71,12 @@ def test_replay_golden_record_prints_summary_and_hash() -> None:
     proc = run_cli("replay", str(GOLDEN))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = output(proc)
-    assert set(out) == {"summary", "state_hash"}
+    assert set(out) == {"summary", "referee", "state_hash"}
     rec = golden()
     state = replay(rec["setup"], rec["actions"])
     assert out["state_hash"] == state_hash(state)
     assert out["summary"] == public_summary(state)
+    assert out["referee"] == referee_summary(state)
     assert out["summary"]["control"]["t5"] == {"owner": 0, "knights": 6}
     assert out["summary"]["artefacts_face_down"] == ["sceptre_defiance"]
     assert out["summary"]["phase"] == "window"
@@ -91,6 +93,36 @@ def test_replay_with_illegal_action_exits_2_with_index(tmp_path: Path) -> None:
     out = output(proc)
     assert out["error"] == "over_capacity"
     assert out["index"] == 3
+
+
+def test_replay_failure_prints_the_referee_summary_of_the_position_before(tmp_path: Path) -> None:
+    """Issue 14 (records and replay): the golden battle with the defender's last pass (action 14) turned
+    into a conflict card it no longer may play: ``replay`` exits 2 with the code, the index and the referee
+    summary of the position that action met: hand, deck and discard sizes, dice in use, castle and
+    territory knights, each seat's supplied territories, and the battle in progress with both combat scores
+    by source (knights, City, Sceptre of Rage, the revealed conflict cards, the support cards: R60, R62,
+    R65, R68, R70)."""
+    rec = golden()
+    assert rec["actions"][12] == {"seat": 1, "action": {"type": "pass_support"}}
+    rec["actions"][12] = {"seat": 1, "action": {"type": "choose_conflict", "card": "s1c05"}}
+    proc = run_cli("replay", write(tmp_path / "late.json", rec))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    out = output(proc)
+    assert (out["error"], out["index"]) == ("wrong_phase", 12)
+    assert out["params"]["phase"] == "battle" and out["params"]["step"] == "support"
+    before = out["before"]
+    expected = referee_summary(replay(rec["setup"], rec["actions"][:12]))
+    assert before == expected
+    battle = before["battle"]
+    assert battle["pos"] == "t5" and battle["step"] == 5
+    att, dfd = battle["attacker"], battle["defender"]
+    assert (att["seat"], att["score"], dfd["seat"], dfd["score"]) == (0, 14, 1, 12)
+    sources = {p["source"] for p in att["parts"]} | {p["source"] for p in dfd["parts"]}
+    assert {"knights", "city", "rage", "conflict", "support"} <= sources
+    seat0 = before["players"][0]
+    counts = ("hand", "deck", "discard", "dice_in_use", "castle", "vp")
+    assert set(seat0) == {"seat", *counts, "supplied", "unsupplied"}
+    assert "t8" in seat0["supplied"] and before["territories"]["t5"]["owner"] == 1
 
 
 def test_replay_with_out_of_turn_action_exits_2(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import pytest
 from django.urls import reverse
 
 from games import engine, services
-from games.models import ActionRecord, Game, Notification, Prompt
+from games.models import ActionRecord, Game, Notification, Prompt, StandingOrder
 from games.selectors import game_get, game_view, my_games
 from tests.engine.test_artefacts_windows import PLAIN, WITH_FRACTURE, front, setup
 from tests.web.conftest import seat_users, state_of
@@ -105,3 +105,19 @@ def test_an_in_turn_window_on_the_page_shows_the_lap_and_offers_one_target() -> 
     assert 'value="sceptre_loyalty"' in html and 'value="sceptre_rage"' not in html
     other = client_for(users[1]).get(reverse("games:partial", args=[game.pk, "decision"]), headers=HX)
     assert 'value="respond"' not in other.content.decode()
+
+
+def test_standing_orders_answer_an_in_turn_lap_one_seat_at_a_time() -> None:
+    """R37 in turn with standing orders (issue 14: both modes work with them): seat 1 holds Fracture and
+    has "always pass"; the server passes for seat 0 (no Fracture), seat 1's order answers when the lap
+    reaches it, and the lap stops at seat 2, who holds Fracture and has no order. Every answer is a record,
+    in lap order."""
+    game, move = _before_the_window({"fracture_windows": "in_turn"}, {1: WITH_FRACTURE, 2: WITH_FRACTURE})
+    users = seat_users(game)
+    StandingOrder.objects.create(user=users[1], rule="pass")
+    seq = game.seq
+    game = _submit(game, 0, move)
+    answers = ActionRecord.objects.filter(game=game, seq__gt=seq + 1).order_by("seq")
+    assert [(r.seat, r.source) for r in answers] == [(0, "server"), (1, "standing")]
+    assert [p.seat for p in engine.pending(state_of(game))] == [2]
+    assert list(Notification.objects.filter(game=game, kind="response").values_list("seat", flat=True)) == [2]
