@@ -34,6 +34,7 @@ from .view_types import (
     CardView,
     ChoiceView,
     ConflictView,
+    ControlView,
     DiscardedCardView,
     PlayerView,
     PromptView,
@@ -317,10 +318,19 @@ def _prompt_views(state: GameState, viewer: Viewer) -> list[PromptView]:
     return out
 
 
+def _control(state: GameState) -> dict[str, ControlView]:
+    """Every controlled territory: id -> ``{"owner": seat, "knights": n}``."""
+    board = state.board
+    return {
+        board.pos_id(i): {"owner": o, "knights": state.knights[i]}
+        for i, o in enumerate(state.owner)
+        if o >= 0
+    }
+
+
 def public_summary(state: GameState) -> PublicSummary:
     """Compact public summary (used by the CLI): turn, phase, winners, per-seat VP, control, castles."""
     vp = victory_points(state)
-    board = state.board
     return {
         "turn": state.turn,
         "active": state.active,
@@ -328,11 +338,7 @@ def public_summary(state: GameState) -> PublicSummary:
         "winners": list(state.winners),
         "vp": vp,
         "castles": [p.castle for p in state.players],
-        "control": {
-            board.pos_id(i): {"owner": o, "knights": state.knights[i]}
-            for i, o in enumerate(state.owner)
-            if o >= 0
-        },
+        "control": _control(state),
         "artefacts_face_down": sorted(a.id for p in state.players for a in p.artefacts if not a.face_up),
     }
 
@@ -376,11 +382,7 @@ def referee_summary(state: GameState) -> dict[str, Any]:
         "phase": current_phase(state),
         "winners": list(state.winners),
         "players": players,
-        "territories": {
-            board.pos_id(i): {"owner": o, "knights": state.knights[i]}
-            for i, o in enumerate(state.owner)
-            if o >= 0
-        },
+        "territories": _control(state),
         "battle": None
         if battle is None
         else {
