@@ -51,6 +51,33 @@ def _apply(state: Any, seat: int, action: Action) -> Any:
     return apply(state, seat, action).state
 
 
+def _replay(path: str) -> int:
+    """``replay PATH``: print the summaries (exit 0), the failing action with the referee summary of the
+    position it met (exit 2), or ``bad_record`` (exit 1)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            record = json.load(fh)
+        state = replay(*read_record(record))
+    except ReplayError as exc:
+        failed: dict[str, Any] = {"error": exc.code, "index": exc.index, "detail": str(exc.error)}
+        if isinstance(exc.error, IllegalAction):
+            failed["params"] = exc.error.params
+        if exc.before is not None:  # the position the failing action met, for the referee
+            failed["before"] = referee_summary(exc.before)
+        print(json.dumps(failed, indent=2))
+        return 2
+    except (OSError, ValueError, ContentError) as exc:
+        print(json.dumps({"error": "bad_record", "detail": str(exc)}))
+        return 1
+    final = {
+        "summary": public_summary(state),
+        "referee": referee_summary(state),
+        "state_hash": state_hash(state),
+    }
+    print(json.dumps(final, indent=2))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit status."""
     parser = argparse.ArgumentParser(
@@ -72,28 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     pp.add_argument("--summary-only", action="store_true", help="omit the record from the output")
     args = parser.parse_args(argv)
     if args.command == "replay":
-        try:
-            with open(args.record, encoding="utf-8") as fh:
-                record = json.load(fh)
-            state = replay(*read_record(record))
-        except ReplayError as exc:
-            failed: dict[str, Any] = {"error": exc.code, "index": exc.index, "detail": str(exc.error)}
-            if isinstance(exc.error, IllegalAction):
-                failed["params"] = exc.error.params
-            if exc.before is not None:  # the position the failing action met, for the referee
-                failed["before"] = referee_summary(exc.before)
-            print(json.dumps(failed, indent=2))
-            return 2
-        except (OSError, ValueError, ContentError) as exc:
-            print(json.dumps({"error": "bad_record", "detail": str(exc)}))
-            return 1
-        final = {
-            "summary": public_summary(state),
-            "referee": referee_summary(state),
-            "state_hash": state_hash(state),
-        }
-        print(json.dumps(final, indent=2))
-        return 0
+        return _replay(args.record)
     options: dict[str, Any] = current_options()  # a new game: the newest rules
     for opt in args.options:
         key, _, value = opt.partition("=")

@@ -202,6 +202,29 @@ def _decision(
     return c
 
 
+def _window_details(window: engine.WindowView, view: engine.View, names: dict[int, str]) -> list[str]:
+    """The response window's sentences: who uses what, the in-turn lap so far, and (on a secret table)
+    that the window tells nobody else whether the reader holds Fracture (R37, issue 14)."""
+    arts = ", ".join(artefact_name(t) for t in window["targets"])
+    out = [
+        _("%(who)s uses %(artefacts)s. Do you play Fracture on it? Answer on the game page, or pass.")
+        % {"who": names.get(window["opener"], "?"), "artefacts": arts}
+    ]
+    for answer in window.get("answers", []):  # in turn: the lap so far, as the rulebook shows it
+        who = names.get(answer["seat"], "?")
+        if answer["fracture"]:
+            out.append(
+                _("%(who)s played Fracture on %(artefact)s.")
+                % {"who": who, "artefact": artefact_name(answer["fracture"])}
+            )
+        else:
+            out.append(_("%(who)s passed.") % {"who": who})
+    # unless only the holders of Fracture are asked, the server passes for the others after a delay
+    if view["options"].get("fracture_prompts") != "holders":
+        out.append(_("Nobody else learns from this window whether you hold Fracture."))
+    return out
+
+
 def _decision_details(
     prompt_kind: str, view: engine.View, names: dict[int, str], seat: int | None
 ) -> list[str]:
@@ -210,23 +233,7 @@ def _decision_details(
     battle = view["battle"]
     window = view["window"]
     if prompt_kind == PromptKind.RESPONSE and window is not None:
-        arts = ", ".join(artefact_name(t) for t in window["targets"])
-        out.append(
-            _("%(who)s uses %(artefacts)s. Do you play Fracture on it? Answer on the game page, or pass.")
-            % {"who": names.get(window["opener"], "?"), "artefacts": arts}
-        )
-        for answer in window.get("answers", []):  # in turn: the lap so far, as the rulebook shows it
-            who = names.get(answer["seat"], "?")
-            if answer["fracture"]:
-                out.append(
-                    _("%(who)s played Fracture on %(artefact)s.")
-                    % {"who": who, "artefact": artefact_name(answer["fracture"])}
-                )
-            else:
-                out.append(_("%(who)s passed.") % {"who": who})
-        # unless only the holders of Fracture are asked, the server passes for the others after a delay
-        if view["options"].get("fracture_prompts") != "holders":
-            out.append(_("Nobody else learns from this window whether you hold Fracture."))
+        out += _window_details(window, view, names)
     elif battle is not None and prompt_kind in (PromptKind.CONFLICT, PromptKind.SUPPORT):
         att, dfd = battle["attacker"], battle["defender"]
         place = _place(view, battle["pos"])
