@@ -176,7 +176,10 @@ class LogEntryOut(Schema):
 
     seq: int
     at: datetime
-    seat: int | None = Field(description="the acting seat (null for system actions)")
+    seat: int | None = Field(
+        description="the acting seat (null for system actions and for another seat's answer to a sealed "
+        "response window, which stays anonymous)"
+    )
     events: list[dict[str, Any]] = Field(description="engine events redacted for the caller")
     lines: list[str] = Field(description="the events in words")
 
@@ -235,7 +238,10 @@ class AppliedOut(Schema):
 
     seq: int
     seat: int | None
-    source: str = Field(description="web, email, api, timeout or bot")
+    source: str = Field(
+        description="web, email, api, timeout, bot, standing or server; another seat's answer to a response "
+        "window shows `window` (how it was answered would tell who holds Fracture)"
+    )
     type: str = Field(description="the action type")
     action: dict[str, Any] | None = Field(default=None, description="the payload (own records only)")
 
@@ -456,16 +462,26 @@ def action_post(request: HttpRequest, game_id: GameId, body: ActionIn) -> dict[s
     mine = result.records[0].seat if result.records else None
     applied: list[dict[str, Any]] = []
     for record in result.records:
+        kind = str(record.payload.get("type", ""))
         entry: dict[str, Any] = {
             "seq": record.seq,
             "seat": record.seat,
-            "source": record.source,
-            "type": str(record.payload.get("type", "")),
+            "source": _public_source(record, mine, kind),
+            "type": kind,
         }
         if record.seat is not None and record.seat == mine:
             entry["action"] = record.payload
         applied.append(entry)
     return {"seq": result.game.seq, "applied": applied}
+
+
+def _public_source(record: ActionRecord, mine: int | None, kind: str) -> str:
+    """The source of a record as the submitter may see it: their own as stored; another seat's answer to
+    a response window as ``window``, because ``server`` (no Fracture to play), ``standing`` or ``timeout``
+    would tell what that seat holds (issue 14)."""
+    if record.seat != mine and kind == ActionType.RESPOND:
+        return "window"
+    return str(record.source)
 
 
 @api.get(

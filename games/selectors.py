@@ -168,11 +168,14 @@ def _log(
     for record in records[:LOG_LENGTH]:
         events = [engine.redact_event(ev, seat) for ev in record.events]
         lines = [describe(ev, names, places) for ev in events]
+        # another seat's answer to a sealed window stays anonymous (the engine keeps its seat private), so
+        # the order of the answers tells nobody who held Fracture (issue 14)
+        anonymous = any(ev["type"] == engine.EventType.WINDOW_ANSWERED and "seat" not in ev for ev in events)
         log.append(
             {
                 "seq": record.seq,
                 "at": record.created_at,
-                "seat": record.seat,
+                "seat": None if anonymous else record.seat,
                 "events": events,
                 "lines": [line for line in lines if line],
             }

@@ -65,7 +65,7 @@ class EventType(StrEnum):
     RESHUFFLE = "reshuffle"  # a discard pile is shuffled into its deck (R99)
     CARD_RETURNED = "card_returned"  # Crown of Order returns a discarded card to its deck (R41, R101)
     WINDOW_OPENED = "window_opened"  # a response window opens (R37)
-    WINDOW_ANSWERED = "window_answered"  # a seat answers a response window (R37)
+    WINDOW_ANSWERED = "window_answered"  # a seat answers a response window (R37); sealed: seat private
     WINDOW_CLOSED = "window_closed"  # a response window closes (R37)
     CROWN_ANNOUNCED = "crown_announced"  # a crown's use is announced (R39, R40)
     CROWN_NEGATED = "crown_negated"  # a Fracture cancels a crown's use (R36, R40)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.engine import ErrorCode, GameState, legal_actions, pending, view_for
+from games.engine import ErrorCode, GameState, legal_actions, pending, redact_event, view_for
 from tests.engine.fixtures import (
     act,
     assert_illegal,
@@ -194,7 +194,11 @@ def test_r91_sceptres_and_orbs_apply_automatically() -> None:
     play.settle()
     assert [e["artefact"] for e in play.of("artefact_applied")] == ["sceptre_rage", "orb_brutality"]
     assert [e["reason"] for e in play.of("knights_lost")] == ["brutality", "battle"]
-    assert all(e["seat"] == 1 for e in play.of("window_answered"))
+    # sealed window: the answerer's seat is private to it (issue 14)
+    assert all(
+        redact_event(e, 1)["seat"] == 1 and "seat" not in redact_event(e, 0)
+        for e in play.of("window_answered")
+    )
 
 
 def test_r92_uninvolved_players_artefacts_never_apply() -> None:

@@ -283,7 +283,8 @@ def test_submit_applies_and_redacts_bot_records(client_for: ClientFor) -> None:
             if record["seat"] != seat:
                 saw_bot = True
                 assert set(record) == {"seq", "seat", "source", "type"}
-                assert record["source"] in ("bot", "server")
+                # another seat's window answer never tells how it was given (issue 14)
+                assert record["source"] == ("window" if record["type"] == "respond" else "bot")
         if saw_bot:
             break
     assert saw_bot, "no bot acted after 40 human actions"

@@ -121,3 +121,31 @@ def test_standing_orders_answer_an_in_turn_lap_one_seat_at_a_time() -> None:
     assert [(r.seat, r.source) for r in answers] == [(0, "server"), (1, "standing")]
     assert [p.seat for p in engine.pending(state_of(game))] == [2]
     assert list(Notification.objects.filter(game=game, kind="response").values_list("seat", flat=True)) == [2]
+
+
+def test_the_api_does_not_tell_how_another_seat_answered_a_window() -> None:
+    """Issue 14 (hidden information): the submit answer lists the window answers the move set off; for
+    another seat it shows source ``window`` whether the server passed for it (no Fracture), a standing
+    order answered or a deadline ran out, so the API tells nobody who holds Fracture. The caller's own
+    records keep their source."""
+    game, move = _before_the_window({"fracture_windows": "sealed"}, {2: WITH_FRACTURE})
+    users = seat_users(game)
+    StandingOrder.objects.create(user=users[2], rule="pass")
+    client = client_for(users[0])
+    response = client.post(
+        f"/api/games/{game.pk}/actions",
+        {"expected_seq": game.seq, "action": move},
+        content_type="application/json",
+    )
+    assert response.status_code == 200, response.content
+    applied = response.json()["applied"]
+    assert applied[0]["source"] == "api" and applied[0]["seat"] == 0
+    stored = {r.seq: r.source for r in ActionRecord.objects.filter(game=game)}
+    answers = [a for a in applied[1:] if a["type"] == "respond"]
+    assert {stored[a["seq"]] for a in answers} >= {"server", "standing"}  # how they really came
+    others = [a for a in answers if a["seat"] != 0]
+    assert others and all(a["source"] == "window" for a in others)
+    # the log keeps a sealed window's answers anonymous too, except the reader's own
+    log = client.get(f"/api/games/{game.pk}").json()["log"]
+    answer_entries = [e for e in log if any(ev["type"] == "window_answered" for ev in e["events"])]
+    assert {e["seat"] for e in answer_entries} == {0, None}

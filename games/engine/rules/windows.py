@@ -141,7 +141,10 @@ def h_respond(tx: Tx, actor: int, action: A.Action) -> None:
         if target not in w.targets or artefact_owner(s, target) == actor or (lap and not face_up(s, target)):
             raise IllegalAction(ErrorCode.INVALID_FRACTURE_TARGET, target=target, rule="R37")
     tx.w().answers[i] = ranked
-    tx.emit(EventType.WINDOW_ANSWERED, seat=actor)
+    if lap:  # in turn the lap is public, as at the table
+        tx.emit(EventType.WINDOW_ANSWERED, seat=actor)
+    else:  # sealed: who has answered stays the answerer's until the close (issue 14)
+        tx.emit(EventType.WINDOW_ANSWERED, private={actor: {"seat": actor}})
     if lap and ranked:
         play_fracture(tx, actor, ranked[0])
 
