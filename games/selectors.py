@@ -297,12 +297,15 @@ def replay_view(game: Game, user: User | Any, step: int) -> GameView:
 
 def game_record(game: Game) -> dict[str, Any]:
     """A started game as a game record (``docs/game-record.md``): setup, every action with its seat and
-    source, plus the players' names and the result."""
+    source and its move notation in the reader's language (``text``, ``docs/notation.md``; informative,
+    replay ignores it), plus the players' names and the result."""
     assert game.setup is not None
     actions = [
         {"seat": seat, "action": payload, "source": source}
         for seat, payload, source in game.actions.order_by("seq").values_list("seat", "payload", "source")
     ]
+    lang = (get_language() or "en")[:2]
+    _add_notation(game.setup, actions, lang if lang in engine.NOTATION_LANGS else "en")
     return {
         "format": engine.RECORD_FORMAT,
         "title": game.title,
@@ -311,6 +314,20 @@ def game_record(game: Game) -> dict[str, Any]:
         "setup": game.setup,
         "actions": actions,
     }
+
+
+def _add_notation(setup: dict[str, Any], actions: list[dict[str, Any]], lang: str) -> None:
+    """Give each record entry its ``text`` (the move notation of its action in the position it met) by
+    replaying the game; a record that stops replaying (never for a stored game) keeps the texts so far."""
+    state = engine.new_game(setup)
+    for entry in actions:
+        try:
+            action = engine.parse_action(entry["action"])
+            seat = state.active if entry["seat"] is None else int(entry["seat"])
+            entry["text"] = engine.to_text(state, action, lang)
+            state = engine.apply(state, seat, action).state
+        except engine.EngineError:
+            return
 
 
 @dataclass

@@ -17,6 +17,7 @@ from .actions import Action, card_id, parse_action
 from .content import Board, Content, load_board, load_content
 from .errors import ContentError, EngineError, ErrorCode, IllegalAction, InvalidActionPayload, InvalidSeat
 from .kinds import ActionType, ArtefactType, CardKind, EventType, Phase, PromptKind
+from .notation import LANGS as NOTATION_LANGS
 from .notation import NotationError, legal_forms, parse_text, to_text
 from .prompts import Prompt, legal_actions, pending
 from .record import RECORD_FORMAT, ReplayError, make_record, read_record, replay
@@ -60,6 +61,7 @@ from .view_types import (
 
 __all__ = [
     "ADDED_OPTIONS",
+    "NOTATION_LANGS",
     "OPTION_DEFAULTS",
     "RECORD_FORMAT",
     "RULES_EDITION",

@@ -251,6 +251,13 @@ def test_exported_record_replays_and_imports_to_the_same_game(finished: Game) ->
     assert record["format"] == engine.RECORD_FORMAT
     final = engine.replay(record["setup"], record["actions"])
     assert engine.state_hash(final) == game.state_hash
+    # each action carries its move notation (issue 14), which reads back to the same action in its position
+    state = engine.new_game(record["setup"])
+    for entry in record["actions"]:
+        action = engine.parse_action(entry["action"])
+        seat = state.active if entry["seat"] is None else entry["seat"]
+        assert engine.parse_text(state, seat, entry["text"]) == action, entry
+        state = engine.apply(state, seat, action).state
     assert final.winners == game.winners == record["winners"]
     names = [s.name for s in Seat.objects.filter(game=game).select_related("user").order_by("number")]
     assert record["players"] == names
