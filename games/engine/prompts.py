@@ -20,7 +20,7 @@ from .rules.core import check_seat, conflict_waiting, in_turn, mask_seconds, opt
 from .rules.crowns import crown_options, insight_options, prosperity_options
 from .rules.redistribution import redistribution_options
 from .rules.resources import discard_options, resource_options
-from .rules.windows import fracture_options, respond_options
+from .rules.windows import fracture_options, open_targets, respond_options
 from .state import GameState
 
 
@@ -91,18 +91,12 @@ def _window_prompts(state: GameState) -> list[Prompt]:
         return []
     lap = in_turn(state)
     fracture = state.content.effect_index["fracture"]
-    targets = w.targets
     low, high = option(state, "fracture_mask")
-    detail = {"window": w.kind, "opener": w.opener, "targets": list(targets)}  # shared: read-only
-    owners: set[int] | None = None  # seats owning a face-up target, computed for a Fracture holder only
+    detail = {"window": w.kind, "opener": w.opener, "targets": list(w.targets)}  # shared: read-only
     out = []
     for seat in waiting:
         # nothing to decide without Fracture or without another player's face-up target (issue 14)
-        auto = fracture not in state.players[seat].hand
-        if not auto:
-            if owners is None:
-                owners = {p.seat for p in state.players for a in p.artefacts if a.face_up and a.id in targets}
-            auto = not (len(owners) > 1 or (bool(owners) and seat not in owners))
+        auto = fracture not in state.players[seat].hand or not open_targets(state, seat)
         after = 0
         if auto and high > low:
             after = mask_seconds(state, w.serial, w.asked.index(seat) if lap else 0)

@@ -32,20 +32,6 @@ def _reach(state: GameState, seat: int, sup: set[int]) -> set[int]:
     return reach
 
 
-def next_to_unsupplied(state: GameState, seat: int, pos: int, sup: set[int]) -> bool:
-    """Whether territory ``pos`` is closed to ``seat``'s advances by an unsupplied territory (R53, Q35 as
-    corrected by issue 14): the rulebook's "you cannot advance into any of the territories adjacent to that
-    territory, unless the territory that you wish to advance to is also adjacent to another territory you
-    control that has a line of supply". Adjacent means sharing an edge or a lake (R11: a lake links the
-    territories on its shore); the castle is not a territory, so being next to it does not lift the ban.
-    Always ``False`` under rules edition 1.
-
-    Args:
-        sup: ``seat``'s supplied territories (:func:`.quantities.supplied`).
-    """
-    return _closed_by(state, _unsupplied(state, seat, sup), pos, sup)
-
-
 def _unsupplied(state: GameState, seat: int, sup: set[int]) -> set[int]:
     """``seat``'s territories without a line of supply (none counted under rules edition 1)."""
     if edition(state) < 2:
@@ -57,6 +43,12 @@ def _unsupplied(state: GameState, seat: int, sup: set[int]) -> set[int]:
 
 
 def _closed_by(state: GameState, unsupplied: set[int], pos: int, sup: set[int]) -> bool:
+    """Whether territory ``pos`` is closed to advances by one of the player's ``unsupplied`` territories
+    (R53, Q35 as corrected by issue 14): the rulebook's "you cannot advance into any of the territories
+    adjacent to that territory, unless the territory that you wish to advance to is also adjacent to
+    another territory you control that has a line of supply" (``sup``). Adjacent means sharing an edge or a
+    lake (R11: a lake links the territories on its shore); the castle is not a territory, so being next to
+    it does not lift the ban."""
     if not unsupplied:
         return False
     board = state.board
@@ -67,7 +59,7 @@ def _closed_by(state: GameState, unsupplied: set[int], pos: int, sup: set[int]) 
 def advance_targets(state: GameState, seat: int) -> list[int]:
     """Positions ``seat`` may advance into now (R52–R54, R112, Q13, Q35), in position order: territories
     of other teams next to its castle or to a supplied territory, or across a lake from one, and not
-    closed by an unsupplied territory (:func:`next_to_unsupplied`); rival castles too under Castle Siege."""
+    closed by an unsupplied territory (:func:`_closed_by`); rival castles too under Castle Siege."""
     kinds = state.board.kinds
     owner = state.owner
     castle = state.board.castle_of_seat[seat]

@@ -91,20 +91,32 @@ def start_battle(tx: Tx, attacker: int, pos: int, knights: int) -> None:
     )
 
 
-def _artefacts_applying(state: GameState, b: Battle, kind: str) -> list[str]:
-    """Face-up sceptres/orbs of the involved players that are about to apply, attacker's first (Q7, Q10)."""
+def _artefacts_of_kind(state: GameState, b: Battle, kind: str) -> list[str]:
+    """Every face-up sceptre/orb (``kind``) of the two players in battle ``b``, attacker's first: the
+    targets of the window of step 3 or 7 (R64, R74 as corrected by issue 14: "play a fracture card on one of
+    the sceptres belonging to the players involved in the battle"), whether or not it is about to apply."""
     out: list[str] = []
     for seat in (b.attacker, b.defender):
-        for art in state.players[seat].artefacts:
-            adef = state.content.artefacts[art.id]
-            if not art.face_up or adef.type != kind:
-                continue
-            if kind == "sceptre":
-                applies = adef.trigger == ("attacking" if seat == b.attacker else "defending")
-            else:
-                applies = adef.trigger == ("win" if seat == b.winner else "lose")
-            if applies:
-                out.append(art.id)
+        out.extend(
+            art.id
+            for art in state.players[seat].artefacts
+            if art.face_up and state.content.artefacts[art.id].type == kind
+        )
+    return out
+
+
+def _artefacts_applying(state: GameState, b: Battle, kind: str) -> list[str]:
+    """Face-up sceptres/orbs of the involved players that are about to apply, attacker's first (Q7, Q10):
+    a "when attacking"/"when defending" sceptre on its side, the winner's "win" and the loser's "lose" orb."""
+    out: list[str] = []
+    for art_id in _artefacts_of_kind(state, b, kind):
+        owner = b.attacker if state.players[b.attacker].artefact(art_id) is not None else b.defender
+        if kind == "sceptre":
+            wanted = "attacking" if owner == b.attacker else "defending"
+        else:
+            wanted = "win" if owner == b.winner else "lose"
+        if state.content.artefacts[art_id].trigger == wanted:
+            out.append(art_id)
     return out
 
 
@@ -130,20 +142,6 @@ def _end_battle_over(tx: Tx, b: Battle) -> None:
         discard(tx, seat, card)
     b.table = []
     tx.s.battle = None
-
-
-def _artefacts_of_kind(state: GameState, b: Battle, kind: str) -> list[str]:
-    """Every face-up sceptre/orb (``kind``) of the two players in battle ``b``, attacker's first: the
-    targets of the window of step 3 or 7 (R64, R74 as corrected by issue 14: "play a fracture card on one of
-    the sceptres belonging to the players involved in the battle"), whether or not it is about to apply."""
-    out: list[str] = []
-    for seat in (b.attacker, b.defender):
-        out.extend(
-            art.id
-            for art in state.players[seat].artefacts
-            if art.face_up and state.content.artefacts[art.id].type == kind
-        )
-    return out
 
 
 def artefact_window_closed(tx: Tx, window: Window, survivors: list[str]) -> None:
