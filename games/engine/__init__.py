@@ -11,12 +11,14 @@ Public API (architecture §2)::
     replay(setup, actions) -> state
     to_dict(state) / from_dict(data) / state_hash(state)
     to_text(state, action, lang) / parse_text(state, seat, text, lang)   # the move notation
+    territory_name / artefact_name / card_name(content, id, lang)        # component names, 4 languages
 """
 
 from .actions import Action, card_id, parse_action
 from .content import Board, Content, load_board, load_content
 from .errors import ContentError, EngineError, ErrorCode, IllegalAction, InvalidActionPayload, InvalidSeat
 from .kinds import ActionType, ArtefactType, CardKind, EventType, Phase, PromptKind
+from .names import artefact_name, card_name, territory_name
 from .notation import LANGS as NOTATION_LANGS
 from .notation import NotationError, legal_forms, parse_text, to_text
 from .prompts import Prompt, legal_actions, pending
@@ -60,6 +62,9 @@ from .view_types import (
 )
 
 __all__ = [
+    "artefact_name",
+    "card_name",
+    "territory_name",
     "ADDED_OPTIONS",
     "NOTATION_LANGS",
     "OPTION_DEFAULTS",

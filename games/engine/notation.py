@@ -29,16 +29,9 @@ from collections.abc import Callable, Iterable, Sequence
 from . import actions as A
 from .errors import InvalidActionPayload
 from .kinds import PromptKind
-from .notation_terms import (
-    CARD_NAMES,
-    CASTLE,
-    KO_ABILITIES,
-    KO_ARTEFACT_TYPES,
-    KO_TERRITORIES,
-    LANGS,
-    PL_ARTEFACT_TYPES,
-    VERBS,
-)
+from .names import ABILITY_NAMES, ARTEFACT_TYPES, artefact_name, artefact_spellings, card_name, card_spellings, territory_name
+from .names import territory_spellings as _spellings
+from .notation_terms import CASTLE, LANGS, VERBS
 from .prompts import legal_actions
 from .rules.crowns import crown_of, order_candidates
 from .state import GameState
@@ -82,12 +75,8 @@ def _verb(name: str, lang: str) -> str:
 # -- Names of places, cards and artefacts ---------------------------------------------------------------
 
 
-def _tile_names(state: GameState, pos: int) -> list[str]:
-    tile = state.tiles[pos]
-    return [
-        state.content.territory_types[tile].name,
-        KO_TERRITORIES.get(tile, state.content.territory_types[tile].name),
-    ]
+def _tile_names(state: GameState, pos: int) -> set[str]:
+    return _spellings(state.content, state.tiles[pos])
 
 
 def _place_name(state: GameState, pos: int, lang: str) -> str:
@@ -99,7 +88,7 @@ def _place_name(state: GameState, pos: int, lang: str) -> str:
     if kind != "territory" or not state.tiles[pos]:
         return board.pos_id(pos)
     tile = state.tiles[pos]
-    name = _tile_names(state, pos)[1 if lang == "ko" else 0]
+    name = territory_name(state.content, tile, lang)
     same = [p for p in range(board.size) if board.kinds[p] == "territory" and state.tiles[p] == tile]
     return name if len(same) == 1 else f"{name} {same.index(pos) + 1}"
 
@@ -164,13 +153,11 @@ def _matches_tile(state: GameState, t: str) -> bool:
 
 
 def _card_names(state: GameState, index: int) -> set[str]:
-    card = state.content.cards[index]
-    return {_norm(card.name), *(_norm(n) for n in CARD_NAMES.get(card.id, {}).values())}
+    return {_norm(n) for n in card_spellings(state.content, state.content.cards[index].id)}
 
 
 def _card_name(state: GameState, index: int, lang: str) -> str:
-    card = state.content.cards[index]
-    return CARD_NAMES.get(card.id, {}).get(lang, card.name) if lang == "ko" else card.name
+    return card_name(state.content, state.content.cards[index].id, lang)
 
 
 def _cards_text(state: GameState, pool: Sequence[int], seat: int, ids: Iterable[str], lang: str) -> list[str]:
@@ -227,12 +214,12 @@ def _read_cards(state: GameState, pool: Sequence[int], seat: int, items: Iterabl
 
 
 def _artefact_text(state: GameState, art_id: str, lang: str) -> str:
-    adef = state.content.artefacts.get(art_id)
-    if adef is None:
-        return art_id
-    if lang == "ko":
-        return f"{KO_ABILITIES.get(adef.ability, adef.ability)}의 {KO_ARTEFACT_TYPES[adef.type]}"
-    return adef.name
+    return artefact_name(state.content, art_id, lang)
+
+
+def _ko_ability(ability: str) -> str:
+    """The Korean word of an artefact ability (the notation's crown word), the English id when unknown."""
+    return ABILITY_NAMES.get(ability, {}).get("ko", ability)
 
 
 def _read_artefact(state: GameState, text: str) -> str:
@@ -240,11 +227,10 @@ def _read_artefact(state: GameState, text: str) -> str:
     for art_id, adef in state.content.artefacts.items():
         names = {
             art_id,
-            _norm(adef.name),
             adef.ability,
-            _norm(_artefact_text(state, art_id, "ko")),
-            KO_ABILITIES.get(adef.ability, adef.ability),
-            f"{PL_ARTEFACT_TYPES[adef.type]} '{adef.ability}'",
+            _ko_ability(adef.ability),
+            f"{_norm(ARTEFACT_TYPES.get(adef.type, {}).get('pl', adef.type))} '{adef.ability}'",
+            *(_norm(n) for n in artefact_spellings(state.content, art_id)),
         }
         if t in names:
             return art_id
@@ -314,7 +300,7 @@ def _w_crown(state: GameState, seat: int, action: A.Action, lang: str) -> str:
     parts = [_verb("crown", lang)]
     if crown is not None:
         ability = state.content.artefacts[crown.id].ability
-        parts.append(KO_ABILITIES.get(ability, ability) if lang == "ko" else ability)
+        parts.append(_ko_ability(ability) if lang == "ko" else ability)
     if action.player is not None:
         parts.append(f"p{action.player}")
     if action.artefact is not None:
@@ -472,7 +458,7 @@ def _r_crown(state: GameState, seat: int, rest: str) -> A.Action:
     tokens = rest.split(" ") if rest else []
     if crown is not None and tokens:
         ability = state.content.artefacts[crown.id].ability
-        if tokens[0] in {ability, KO_ABILITIES.get(ability, ability)}:
+        if tokens[0] in {ability, _ko_ability(ability)}:
             tokens = tokens[1:]
     player: int | None = None
     if tokens and (m := _PLAYER.fullmatch(tokens[0])):

@@ -19,10 +19,12 @@ Seat = int | None
 
 class CardView(TypedDict):
     """A card as anyone who may see it sees it (R60–R62): ``id`` (``"s0c04"``: owner seat and card
-    index), ``name``, ``kind`` (``"conflict"``, ``"support"`` or ``"resource"``) and ``value`` (its number;
-    ``"d6"`` for Ambush, rolled when revealed; ``None`` for cards without one)."""
+    index), ``card`` (the content's card id, ``"war_banner"``), ``name`` (the content's English name),
+    ``kind`` (``"conflict"``, ``"support"`` or ``"resource"``) and ``value`` (its number; ``"d6"`` for
+    Ambush, rolled when revealed; ``None`` for cards without one)."""
 
     id: str
+    card: str
     name: str
     kind: str
     value: int | str | None

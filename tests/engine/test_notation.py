@@ -95,21 +95,25 @@ def test_the_issue_examples_read_as_the_actions_they_name() -> None:
 
 def test_reading_ignores_case_and_spaces_and_accepts_every_edition_s_terms() -> None:
     """Issue 14: case-insensitive, extra spaces tolerated, the rulebook's terms in English, Swedish
-    ("framryckning", "borg"), Polish ("przemarsz", "zamek") and Korean ("진군", "숲", "성")."""
+    ("framryckning", "borg"), Polish ("przemarsz", "zamek") and Korean ("진군", "숲", "성"). Issue 15: each
+    language writes the site's name of the tile (Skog, Las) and reads every language's name."""
     s = _one_forest()
     want = A.Advance("t10", 4)
     for text in (
         "  ADVANCE   forest  4 ",
         "framryckning Forest 4",
         "przemarsz forest 4",
+        "framryckning skog 4",
+        "przemarsz LAS 4",
+        "advance Las 4",
         "진군 숲 4",
         "advance t10 4",
     ):
         assert parse_text(s, 0, text) == want, text
     assert [to_text(s, want, lang) for lang in LANGS] == [
         "advance Forest 4",
-        "framryckning Forest 4",
-        "przemarsz Forest 4",
+        "framryckning Skog 4",
+        "przemarsz Las 4",
         "진군 숲 4",
     ]
     place(s, 8, 0, 2)
@@ -180,7 +184,10 @@ def test_windows_crowns_and_passes() -> None:
     assert parse_text(free, 0, "crown vitality") == A.UseCrown()
     assert to_text(free, A.UseCrown()) == "crown vitality"
     assert parse_text(free, 0, "fracture Orb of Brutality") == A.Fracture("orb_brutality")
-    assert to_text(free, A.Fracture("orb_brutality"), "pl") == "pęknięcie Orb of Brutality"
+    assert to_text(free, A.Fracture("orb_brutality"), "pl") == "pęknięcie Jabłko Brutalności"
+    assert to_text(free, A.Fracture("orb_brutality"), "sv") == "spräcka Brutalitetens äpple"
+    for text in ("pęknięcie jabłko brutalności", "fracture Brutalitetens äpple", "pęknięcie jabłko 'brutality'"):
+        assert parse_text(free, 0, text) == A.Fracture("orb_brutality"), text
 
 
 def test_a_text_that_is_not_a_move_says_what_was_expected_and_lists_the_legal_forms() -> None:
