@@ -1,25 +1,27 @@
 """The game log in words: one sentence per engine event, from an event already redacted for the viewer
 (:func:`games.engine.redact_event`), so nothing here can reveal more than the viewer may know.
 
-Every sentence is translated (``locale/``). Artefact and territory names stay as the content set prints
-them (English, as the Swedish and Polish rulebooks keep them), except in Korean, whose rulebook translates
-them: there the content's ``name_ko`` is used.
+Every sentence is translated (``locale/``); territories, artefacts and cards are named in the reader's
+language by :mod:`games.components`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
 from typing import Any
 
-from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from games import engine
-
-#: The content sets whose names the log knows (ids of artefacts and territory types are shared).
-_CONTENT_SETS = ("default", "abbey")
+from games.components import (
+    DEFAULT_CONTENT,
+    artefact_name,
+    card_name_of,
+    content_of,
+    place_name,
+    territory_name,
+)
 
 #: Event reasons that are not the id of an artefact ability or territory type.
 _REASONS = {
@@ -30,64 +32,26 @@ _REASONS = {
     "arena": gettext_lazy("Arena roll"),
 }
 
-
-@cache
-def _names() -> dict[str, tuple[str, str]]:
-    """Artefact ids, artefact abilities and territory type ids -> (English name, Korean name)."""
-    out: dict[str, tuple[str, str]] = {}
-    for spec in _CONTENT_SETS:
-        try:
-            raw = engine.load_content(spec).raw
-        except engine.ContentError:
-            continue
-        for art in raw.get("artefacts", []):
-            pair = (str(art["name"]), str(art.get("name_ko") or art["name"]))
-            out.setdefault(str(art["id"]), pair)
-            out.setdefault(str(art.get("ability", "")), pair)
-        for tile in raw.get("territory_types", []):
-            out.setdefault(str(tile["id"]), (str(tile["name"]), str(tile.get("name_ko") or tile["name"])))
-    return out
-
-
-def _name(key: str, fallback: str) -> str:
-    pair = _names().get(key)
-    if pair is None:
-        return fallback
-    return pair[1] if (translation.get_language() or "").startswith("ko") else pair[0]
-
-
-def artefact_name(art_id: str | None) -> str:
-    """The printed name of an artefact id in the active language: ``"crown_fury"`` -> "Crown of Fury"
-    (Korean: "격분의 왕관")."""
-    if not art_id:
-        return ""
-    kind, _sep, ability = art_id.partition("_")
-    return _name(art_id, f"{kind.capitalize()} of {ability.capitalize()}")
-
-
-def territory_name(tile_id: str) -> str:
-    """The name of a territory type id in the active language: ``"mountains"`` -> "Mountains" (Korean:
-    "산지")."""
-    return _name(tile_id, tile_id.replace("_", " ").capitalize())
-
-
 _tile = territory_name
+
+
+def _ability_name(ability: str) -> str | None:
+    """The name of the artefact with ``ability`` (``"greed"`` -> "Orb of Greed"), ``None`` if none has it."""
+    content = content_of(DEFAULT_CONTENT)
+    if content is None:
+        return None
+    art_id = next((a.id for a in content.artefacts.values() if a.ability == ability), None)
+    return artefact_name(art_id) if art_id is not None else None
 
 
 def _why(reason: str) -> str:
     """The cause of a gain, loss or discard: an artefact ability, a territory type or an engine reason."""
     if reason in _REASONS:
         return str(_REASONS[reason])
-    return _name(reason, reason.replace("_", " "))
-
-
-def place_name(name: str) -> str:
-    """A tile name of the view (the content's English name, e.g. "Mountains") in the active language."""
-    if (translation.get_language() or "").startswith("ko"):
-        for en, ko in _names().values():
-            if en == name:
-                return ko
-    return name
+    content = content_of(DEFAULT_CONTENT)
+    if content is not None and reason in content.territory_types:
+        return territory_name(reason)
+    return _ability_name(reason) or reason.replace("_", " ")
 
 
 def describe(ev: dict[str, Any], names: dict[int, str], places: dict[str, str] | None = None) -> str:
@@ -137,7 +101,7 @@ def _card_played(ev: dict[str, Any], names: dict[int, str]) -> str:
     target = f" → {artefact_name(ev['target'])}" if ev.get("target") else ""
     return _("%(who)s plays %(card)s%(target)s.") % {
         "who": _who(ev, names),
-        "card": ev["name"],
+        "card": card_name_of(ev["name"]),
         "target": target,
     }
 
@@ -154,7 +118,7 @@ def _draw(ev: dict[str, Any], names: dict[int, str]) -> str:
 def _discard(ev: dict[str, Any], names: dict[int, str]) -> str:
     return _("%(who)s discards %(card)s (%(why)s).") % {
         "who": _who(ev, names),
-        "card": ev["name"],
+        "card": card_name_of(ev["name"]),
         "why": _why(ev["reason"]),
     }
 
@@ -314,7 +278,10 @@ def _first_player(ev: dict[str, Any], names: dict[int, str]) -> str:
 
 
 def _card_returned(ev: dict[str, Any], names: dict[int, str]) -> str:
-    return _("%(who)s shuffles %(card)s back into their deck.") % {"who": _who(ev, names), "card": ev["name"]}
+    return _("%(who)s shuffles %(card)s back into their deck.") % {
+        "who": _who(ev, names),
+        "card": card_name_of(ev["name"]),
+    }
 
 
 def _fear_choice(ev: dict[str, Any], names: dict[int, str]) -> str:

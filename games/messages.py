@@ -22,11 +22,11 @@ from django.utils.translation import gettext_lazy
 #: Engine error code -> (sentence, the rule cited when the engine gives none).
 ENGINE_MESSAGES: dict[str, tuple[Promise, str]] = {
     "game_over": (gettext_lazy("The game is over; no more moves can be made."), "R103"),
-    "not_your_decision": (gettext_lazy("It is not your decision to make right now."), ""),
+    "not_your_decision": (gettext_lazy("It is not your decision to make right now."), "R27"),
     "wrong_phase": (gettext_lazy("That move is not possible at this point of the turn."), "R27"),
-    "already_answered": (gettext_lazy("You have already answered this decision."), ""),
-    "card_not_in_hand": (gettext_lazy("That card is not in your hand."), ""),
-    "card_wrong_kind": (gettext_lazy("That card cannot be played here: wrong kind of card."), ""),
+    "already_answered": (gettext_lazy("You have already answered this decision."), "R37"),
+    "card_not_in_hand": (gettext_lazy("That card is not in your hand."), "R95"),
+    "card_wrong_kind": (gettext_lazy("That card cannot be played here: wrong kind of card."), "R67"),
     "no_fracture_in_hand": (
         gettext_lazy("You need a Fracture card in your hand to fracture an artefact."),
         "R36",
@@ -42,7 +42,7 @@ ENGINE_MESSAGES: dict[str, tuple[Promise, str]] = {
         gettext_lazy("You have no manoeuvre left this turn (play Tactical Advance for another)."),
         "R28",
     ),
-    "unknown_location": (gettext_lazy("There is no such place on the map."), ""),
+    "unknown_location": (gettext_lazy("There is no such place on the map."), "R9"),
     "not_your_location": (
         gettext_lazy("Knights can only be redistributed among your castle and the territories you control."),
         "R43",
@@ -79,7 +79,7 @@ ENGINE_MESSAGES: dict[str, tuple[Promise, str]] = {
     "must_play_conflict": (gettext_lazy("You must play a conflict card if you hold one."), "Q9"),
     "support_forbidden": (gettext_lazy("No support cards may be played in this battle."), "R71"),
     "bad_order": (gettext_lazy("Put back exactly the cards you looked at, each once."), "R41"),
-    "bad_choice": (gettext_lazy("That choice is not allowed here."), ""),
+    "bad_choice": (gettext_lazy("That choice is not allowed here."), "R30"),
 }
 
 

@@ -62,9 +62,6 @@ from .view_types import (
 )
 
 __all__ = [
-    "artefact_name",
-    "card_name",
-    "territory_name",
     "ADDED_OPTIONS",
     "NOTATION_LANGS",
     "OPTION_DEFAULTS",
@@ -110,8 +107,10 @@ __all__ = [
     "WindowView",
     "advance_targets",
     "apply",
+    "artefact_name",
     "canonical_json",
     "card_id",
+    "card_name",
     "current_options",
     "current_phase",
     "dice_in_use",
@@ -132,6 +131,7 @@ __all__ = [
     "replay",
     "state_hash",
     "supplied",
+    "territory_name",
     "to_dict",
     "to_text",
     "victory_points",

@@ -29,7 +29,15 @@ from collections.abc import Callable, Iterable, Sequence
 from . import actions as A
 from .errors import InvalidActionPayload
 from .kinds import PromptKind
-from .names import ABILITY_NAMES, ARTEFACT_TYPES, artefact_name, artefact_spellings, card_name, card_spellings, territory_name
+from .names import (
+    ABILITY_NAMES,
+    ARTEFACT_TYPES,
+    artefact_name,
+    artefact_spellings,
+    card_name,
+    card_spellings,
+    territory_name,
+)
 from .names import territory_spellings as _spellings
 from .notation_terms import CASTLE, LANGS, VERBS
 from .prompts import legal_actions

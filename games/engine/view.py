@@ -55,7 +55,13 @@ def card_view(state: GameState, seat: int, card: int) -> CardView:
     Ambush)."""
     cdef = state.content.cards[card]
     value: int | str | None = "d6" if cdef.ambush else cdef.value
-    return {"id": A.card_id(seat, card), "card": cdef.id, "name": cdef.name, "kind": cdef.kind, "value": value}
+    return {
+        "id": A.card_id(seat, card),
+        "card": cdef.id,
+        "name": cdef.name,
+        "kind": cdef.kind,
+        "value": value,
+    }
 
 
 def redact_event(event: dict[str, Any], viewer: Viewer) -> dict[str, Any]:

@@ -25,8 +25,8 @@ from django.utils.translation import ngettext
 from accounts.models import User
 from games import engine
 from games.actions_ui import EMAIL_LINKS, link_for_prompt, timeout_text
+from games.components import artefact_name
 from games.engine import PromptKind
-from games.log import artefact_name
 from games.models import Notification, Prompt
 from games.notify.links import BACK, absolute_url, link_token, unsubscribe_token
 from games.selectors import GameView, game_get, game_view

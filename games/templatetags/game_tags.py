@@ -5,8 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 
+from games.components import OPTION_NAMES
 from games.engine import ActionType, CardKind
+from games.rulebook import link_rules
 
 register = template.Library()
 
@@ -63,3 +68,24 @@ def action_type(name: str) -> str:
         KeyError: no such member: a misspelt name fails the page instead of posting an unknown action.
     """
     return ActionType[name].value
+
+
+@register.filter
+def option_name(key: str) -> str:
+    """The name of an optional rule by its option key: ``"castle_siege"`` -> "Castle Siege" (translated)."""
+    return str(OPTION_NAMES.get(key, key))
+
+
+@register.filter
+def rule_links(text: Any) -> SafeString:
+    """``{{ error|rule_links }}``: the text escaped, with each rule number it cites ("— R46") linked to its
+    section of the rules reference (``/rules/#redistribution``, issue 15)."""
+    url = reverse("games:rules")
+    return format_html_join(
+        "",
+        "{}",
+        (
+            (format_html('<a href="{}#{}">{}</a>', url, anchor, part) if anchor else part,)
+            for part, anchor in link_rules(str(text))
+        ),
+    )

@@ -56,6 +56,7 @@ from games.web.forms import (
     json_loads_strict,
 )
 from games.web.presenters import page_model, rating_chart
+from games.web.presenters.rules import rules_model
 
 #: The partials of the game page, in page order; each is also served alone at /games/<id>/partial/<name>/.
 PARTIALS = ("header", "decision", "status", "board", "hand", "players", "log", "result")
@@ -76,6 +77,13 @@ def home(request: HttpRequest) -> HttpResponse:
     """The home page: what the site is, and for players the games that wait for them."""
     lists = select_my_games(_user(request)) if request.user.is_authenticated else None
     return render(request, "home.html", {"lists": lists})
+
+
+def rules(request: HttpRequest) -> HttpResponse:
+    """The rules reference (issue 15): every rule in our words with anchors, the components generated from
+    the content set, diagrams and the worked battle example drawn by the game's map renderer."""
+    model = rules_model()
+    return render(request, "rules/rules.html", {"m": model, "vp": model["numbers"]["victory_vp"]})
 
 
 @login_required

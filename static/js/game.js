@@ -3,6 +3,8 @@
  *   castle or territories fills the redistribution form (first "from", then "to").
  * - The knight count of the advance form follows the chosen target's maximum.
  * - Log entries added since your last visit are marked (remembered in localStorage per game).
+ * - Tapping, clicking or focusing a tile shows what it is and does in the "about this tile" panel under the
+ *   map (never over the decision panel); hovering shows the same text as the SVG's native tooltip.
  */
 (function () {
   "use strict";
@@ -53,9 +55,32 @@
     }
   }
 
+  function showAbout(tile) {
+    var panel = tile.closest("section, figure");
+    var about = panel && panel.querySelector(".tile-about");
+    if (!about) return;
+    about.textContent = "";
+    var title = tile.getAttribute("data-about-title");
+    if (title) {
+      var h = document.createElement("h3");
+      h.textContent = title;
+      about.appendChild(h);
+    }
+    var p = document.createElement("p");
+    p.textContent = tile.getAttribute("data-about") || "";
+    about.appendChild(p);
+  }
+
   document.addEventListener("click", function (event) {
     var tile = event.target.closest && event.target.closest(".tile[data-pos]");
-    if (tile) pickTile(tile);
+    if (tile) {
+      showAbout(tile);
+      pickTile(tile);
+    }
+  });
+  document.addEventListener("focusin", function (event) {
+    var tile = event.target.closest && event.target.closest(".tile[data-pos]");
+    if (tile) showAbout(tile);
   });
   document.addEventListener("keydown", function (event) {
     if (event.key !== "Enter" && event.key !== " ") return;

@@ -186,7 +186,11 @@ def test_windows_crowns_and_passes() -> None:
     assert parse_text(free, 0, "fracture Orb of Brutality") == A.Fracture("orb_brutality")
     assert to_text(free, A.Fracture("orb_brutality"), "pl") == "pęknięcie Jabłko Brutalności"
     assert to_text(free, A.Fracture("orb_brutality"), "sv") == "spräcka Brutalitetens äpple"
-    for text in ("pęknięcie jabłko brutalności", "fracture Brutalitetens äpple", "pęknięcie jabłko 'brutality'"):
+    for text in (
+        "pęknięcie jabłko brutalności",
+        "fracture Brutalitetens äpple",
+        "pęknięcie jabłko 'brutality'",
+    ):
         assert parse_text(free, 0, text) == A.Fracture("orb_brutality"), text
 
 

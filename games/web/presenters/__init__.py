@@ -2,8 +2,9 @@
 partials render (map geometry, seat colours and patterns, the decision forms grouped by action type).
 
 Everything here reads only ``GameView`` (the engine's per-viewer ``view_for`` dict, the viewer's legal
-actions and prompts, redacted log lines) and the public content set (tile and artefact texts). Nothing reads
-``Game.state``, so nothing here can show another seat's hand, a deck order or a face-down card.
+actions and prompts, redacted log lines) and the public content set (names and ability texts,
+:mod:`games.components`). Nothing reads ``Game.state``, so nothing here can show another seat's hand, a
+deck order or a face-down card.
 
 One module per part: :mod:`.common` (seat styles, card labels), :mod:`.board` (the map), :mod:`.panels`
 (players, status, result), :mod:`.decision` (the decision forms) and :mod:`.charts` (rating chart). This
@@ -16,11 +17,9 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any
 
-from django.utils.translation import get_language
-
 from games import engine
+from games.components import content_of, localize_view
 from games.engine import ActionType
-from games.log import artefact_name, place_name
 from games.models import Game
 from games.selectors import GameView
 from games.web.presenters.board import HEX_SIZE, board_model
@@ -30,7 +29,6 @@ from games.web.presenters.common import (
     SEAT_PATTERNS,
     actions_by_type,
     card_label,
-    content_texts,
     seat_style,
 )
 from games.web.presenters.decision import PROMPT_HEADLINES, decision_model
@@ -64,20 +62,6 @@ __all__ = [
 ]
 
 
-def _localize_names(view: engine.View) -> None:
-    """Give tiles and artefacts of a freshly built view their names in the active language (the content's
-    ``name_ko`` in Korean; the other languages keep the printed English names, content.md §5), so the map,
-    the panels and the log (``games.log``) name things alike."""
-    if not (get_language() or "").startswith("ko"):
-        return
-    for tile in view["map"]:
-        if "name" in tile and tile["kind"] == "territory":
-            tile["name"] = place_name(tile["name"])
-    for player in view["players"]:
-        for art in player["artefacts"]:
-            art["name"] = artefact_name(art["id"])
-
-
 class PageModel:
     """Everything the game page and its partials show, each part built on first use (``page.board`` in a
     template) and then kept (``functools.cached_property``). The panels are cached per position
@@ -92,7 +76,7 @@ class PageModel:
 
     def __init__(self, gv: GameView, now: datetime) -> None:
         assert gv.view is not None, "the page model needs a started game's view"
-        _localize_names(gv.view)
+        localize_view(gv.view, content_of(gv.game.content))
         self.gv = gv
         self.now = now
         self.view: engine.View = gv.view
@@ -105,15 +89,10 @@ class PageModel:
         self.finished = gv.game.status == Game.Status.FINISHED
 
     @cached_property
-    def texts(self) -> tuple[dict[str, str], dict[str, str]]:
-        """(territory texts, artefact texts) of the game's content set, in the active language."""
-        return content_texts(self.gv.game)
-
-    @cached_property
     def board(self) -> dict[str, Any]:
         """The map (:func:`board_model`, looked up in this package when first used, so a test may replace
         ``games.web.presenters.board_model``)."""
-        return board_model(self.gv, self.names, self.texts[0])
+        return board_model(self.view, self.names, self.gv.legal, self.gv.seat)
 
     @cached_property
     def board_choosing(self) -> bool:
@@ -126,7 +105,7 @@ class PageModel:
     @cached_property
     def players(self) -> list[dict[str, Any]]:
         """The players panel (:func:`players_model`)."""
-        return players_model(self.gv, self.names, self.texts[1])
+        return players_model(self.gv, self.names)
 
     @cached_property
     def my_team(self) -> Any:

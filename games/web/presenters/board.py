@@ -10,7 +10,6 @@ from django.utils.translation import gettext as _
 
 from games import engine
 from games.engine import ActionType
-from games.selectors import GameView
 from games.web.presenters.common import actions_by_type, seat_style
 
 #: Hex circumradius in SVG units (pointy-top axial layout: x = √3·(q + r/2), y = 1.5·r).
@@ -53,47 +52,53 @@ def _redistribution_locations(groups: dict[str, list[dict[str, Any]]]) -> set[st
     return redis
 
 
-def board_model(gv: GameView, names: dict[int, str], tile_texts: dict[str, str]) -> dict[str, Any]:
+def board_model(
+    view: engine.View,
+    names: dict[int, str],
+    legal: list[dict[str, Any]] | None = None,
+    seat: int | None = None,
+    prefix: str = "",
+) -> dict[str, Any]:
     """The SVG map: per position its geometry, labels, owner style, supply, dispute and whether the viewer
-    may pick it now (advance target or redistribution location).
+    may pick it now (advance target or redistribution location). The game page and the diagrams of the
+    rules reference both draw with it (one map renderer, issue 15).
 
     Args:
-        gv: the viewer's view of a started game.
+        view: a ``view_for`` view, its components named by :func:`games.components.localize_view` (a
+            territory's ``text`` is its abilities).
         names: seat number -> public name.
-        tile_texts: territory type id -> its rule text.
+        legal: the viewer's legal action payloads (none: nothing is pickable).
+        seat: the viewer's seat (``None``: a spectator).
+        prefix: put before the SVG's element ids, so several maps can share a page (``"d1-"``).
 
     Returns:
         ``{"tiles": [tile dict per position], "viewbox": str, "seats": [seat_style per seat],
-        "choosing": bool}`` (coordinates in SVG units).
+        "choosing": bool, "prefix": str}`` (coordinates in SVG units).
     """
-    view = gv.view
-    assert view is not None
-    groups = actions_by_type(gv.legal)
+    groups = actions_by_type(legal or [])
     targets = {str(a["to"]) for a in groups.get(ActionType.ADVANCE, [])}
-    picks = _Picks(targets, _redistribution_locations(groups))
-    tiles = [_tile(gv, pos, names, tile_texts, picks) for pos in view["map"]]
+    picks = _Picks(targets, _redistribution_locations(groups), seat)
+    tiles = [_tile(view, pos, names, picks) for pos in view["map"]]
     return {
         "tiles": tiles,
         "viewbox": _viewbox([_centre(pos) for pos in view["map"]]),
         "seats": [seat_style(view, p["seat"]) for p in view["players"]],
         "choosing": bool(picks.targets or picks.redistribution),
+        "prefix": prefix,
     }
 
 
 class _Picks:
-    """Where the viewer may click now: advance ``targets`` and ``redistribution`` locations."""
+    """Where the viewer (``seat``) may click now: advance ``targets`` and ``redistribution`` locations."""
 
-    def __init__(self, targets: set[str], redistribution: set[str]) -> None:
+    def __init__(self, targets: set[str], redistribution: set[str], seat: int | None) -> None:
         self.targets = targets
         self.redistribution = redistribution
+        self.seat = seat
 
 
-def _tile(
-    gv: GameView, pos: engine.TileView, names: dict[int, str], tile_texts: dict[str, str], picks: _Picks
-) -> dict[str, Any]:
+def _tile(view: engine.View, pos: engine.TileView, names: dict[int, str], picks: _Picks) -> dict[str, Any]:
     """The map entry of one position (a lake, a castle or a territory)."""
-    view = gv.view
-    assert view is not None
     x, y = _centre(pos)
     tile: dict[str, Any] = {
         "id": pos["id"],
@@ -111,9 +116,9 @@ def _tile(
             "id": pos["id"]
         }
     elif pos["kind"] == "castle":
-        _castle(tile, gv, pos, names, picks)
+        _castle(tile, view, pos, names, picks)
     else:
-        _territory(tile, view, pos, names, tile_texts, picks)
+        _territory(tile, view, pos, names, picks)
     battle = view["battle"]
     if tile["disputed"] and battle is not None:
         attacker = battle["attacker"]
@@ -125,16 +130,16 @@ def _tile(
 
 
 def _castle(
-    tile: dict[str, Any], gv: GameView, pos: engine.TileView, names: dict[int, str], picks: _Picks
+    tile: dict[str, Any], view: engine.View, pos: engine.TileView, names: dict[int, str], picks: _Picks
 ) -> None:
     seat = pos["seat"]
     tile.update(
         name=pos["name"],
         seat=seat,
-        style=seat_style(gv.view, seat),
+        style=seat_style(view, seat),
         knights=pos["knights"],
-        pickable=seat == gv.seat and "castle" in picks.redistribution,
-        loc="castle" if seat == gv.seat else pos["id"],
+        pickable=seat == picks.seat and "castle" in picks.redistribution,
+        loc="castle" if seat == picks.seat else pos["id"],
     )
     tile["label"] = _("Castle %(name)s of %(who)s: %(n)s knights") % {
         "name": pos["name"],
@@ -148,7 +153,6 @@ def _territory(
     view: engine.View,
     pos: engine.TileView,
     names: dict[int, str],
-    tile_texts: dict[str, str],
     picks: _Picks,
 ) -> None:
     owner = pos.get("owner")
@@ -165,7 +169,8 @@ def _territory(
         unsupplied=owner is not None and not pos.get("supplied"),
         pickable=pos["id"] in picks.redistribution or pos["id"] in picks.targets,
         loc=pos["id"],
-        text=tile_texts.get(str(pos["tile"]), ""),
+        text=str(pos.get("text", "")),
+        type_name=str(pos["name"]),
     )
     tile["label"] = _territory_label(tile, pos, capacity, names)
 

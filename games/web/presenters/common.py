@@ -1,5 +1,5 @@
 """What the presenters share: seat colours, patterns and initials, card labels, the viewer's legal actions
-grouped by type, and the public rule texts of a game's content set."""
+grouped by type."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from collections import defaultdict
 from typing import Any
 
 from games import engine
-from games.models import Game
 
 #: Content colour name -> (fill, light tint). Chosen to stay distinct under the common colour-vision
 #: deficiencies (Okabe–Ito based); every seat also gets a pattern and an initial, so colour is never the
@@ -52,18 +51,6 @@ def seat_style(view: engine.View | None, seat: int) -> dict[str, Any]:
         "initial": castle[:1].upper(),
         "castle": castle,
     }
-
-
-def content_texts(game: Game) -> tuple[dict[str, str], dict[str, str]]:
-    """Public rule texts of the game's content set: ``(territory type id -> text, artefact id -> text)``;
-    both empty when the content set does not load."""
-    try:
-        raw = engine.load_content(game.content).raw
-    except engine.ContentError:
-        return {}, {}
-    tiles = {t["id"]: t.get("text", "") for t in raw.get("territory_types", [])}
-    arts = {a["id"]: a.get("text", "") for a in raw.get("artefacts", [])}
-    return tiles, arts
 
 
 def actions_by_type(legal: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:

@@ -48,7 +48,7 @@ MOD_LABELS: dict[str, Any] = {
 }
 
 
-def players_model(gv: GameView, names: dict[int, str], art_texts: dict[str, str]) -> list[dict[str, Any]]:
+def players_model(gv: GameView, names: dict[int, str]) -> list[dict[str, Any]]:
     """Player panels: colour, name, VP towards the goal, knights, dice, card counts, discard, artefacts,
     team."""
     view = gv.view
@@ -83,7 +83,7 @@ def players_model(gv: GameView, names: dict[int, str], art_texts: dict[str, str]
             }
         item["threshold"] = threshold
         item["pct"] = min(100, round(100 * p["vp"] / threshold)) if threshold else 0
-        item["artefacts"] = [{**a, "text": art_texts.get(a["id"], "")} for a in p["artefacts"]]
+        item["artefacts"] = list(p["artefacts"])
         item["discard"] = list(reversed(p["discard"]))  # newest first
         out.append(item)
     return out

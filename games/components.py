@@ -1,0 +1,379 @@
+"""What each component is called and what it does, in the reader's language: the names of territory types,
+artefacts and cards (from :mod:`games.engine.names`) and their ability texts, written from the content
+set's structured data (trigger, ability, capacity, start-of-battle and conquest abilities, card kind,
+value and effect) and its fixed numbers, so a content change changes the text (issue 15).
+
+Every text says *when* as well as *what*: "When you attack (battle step 3): +1 to your combat score."
+(Sceptre of Rage) and "When you defend …" (Sceptre of Loyalty) can no longer be mistaken for each other.
+An ability this module does not know falls back to the content set's own English ``text``.
+
+Used by the game page (:func:`localize_view` gives every card, artefact and territory of a view its name and
+text), the log, emails and the rules reference (``/rules/``).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from django.utils import translation
+from django.utils.functional import Promise
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
+
+from games import engine
+
+#: The content set whose names the log and emails use when they are not given one (ids are shared by
+#: every shipped set).
+DEFAULT_CONTENT = "default"
+
+#: When an artefact acts, by its ``trigger`` (content.md §1; R39, R64, R74, R91).
+TRIGGERS: dict[str, Promise] = {
+    "own_turn": gettext_lazy("Once in each of your turns, in a free window"),
+    "attacking": gettext_lazy("When you attack (battle step 3, before conflict cards)"),
+    "defending": gettext_lazy("When you defend (battle step 3, before conflict cards)"),
+    "win": gettext_lazy("When you win a battle (battle step 7, after the result)"),
+    "lose": gettext_lazy("When you lose a battle (battle step 7, after the result)"),
+}
+
+#: Rule of each artefact trigger, for links to the rules reference.
+TRIGGER_RULES = {"own_turn": "R39", "attacking": "R64", "defending": "R64", "win": "R74", "lose": "R74"}
+
+
+def language() -> str:
+    """The active language's two-letter code (``"en"`` when none is active)."""
+    return (translation.get_language() or "en")[:2]
+
+
+@cache
+def content_of(spec: str) -> engine.Content | None:
+    """The content set ``spec`` (``"default"``, ``"abbey"``), or ``None`` when it does not load."""
+    try:
+        return engine.load_content(spec)
+    except engine.ContentError:
+        return None
+
+
+def _content(content: engine.Content | None) -> engine.Content:
+    found = content or content_of(DEFAULT_CONTENT)
+    assert found is not None, "the default content set always loads"
+    return found
+
+
+def artefact_name(art_id: str | None, content: engine.Content | None = None) -> str:
+    """The title of an artefact id in the active language: ``"crown_fury"`` -> "Crown of Fury", "Raseriets
+    krona", "Korona Furii", "격분의 왕관"; ``""`` for ``None``."""
+    if not art_id:
+        return ""
+    return engine.artefact_name(_content(content), art_id, language())
+
+
+def territory_name(type_id: str, content: engine.Content | None = None) -> str:
+    """The name of a territory type id in the active language: ``"mountains"`` -> "Mountains", "Berg",
+    "Góry", "산지"."""
+    return engine.territory_name(_content(content), type_id, language())
+
+
+def card_name(card_id: str, content: engine.Content | None = None) -> str:
+    """The name of a card by its content id (``"war_banner"``) in the active language."""
+    return engine.card_name(_content(content), card_id, language())
+
+
+def place_name(name: str, content: engine.Content | None = None) -> str:
+    """A tile name as the engine's view gives it (the content's English name, e.g. "Mountains") in the
+    active language; a name that is no territory type's (a castle's) is returned as it is."""
+    found = _content(content)
+    for type_id, tdef in found.territory_types.items():
+        if tdef.name == name:
+            return territory_name(type_id, found)
+    return name
+
+
+def card_name_of(english: str, content: engine.Content | None = None) -> str:
+    """A card name as the engine's events give it (English, "War Banner") in the active language."""
+    found = _content(content)
+    card = next((c for c in found.cards if c.name == english), None)
+    return card_name(card.id, found) if card is not None else english
+
+
+# -- Ability texts ----------------------------------------------------------------------------------------
+
+
+def _n(content: engine.Content, key: str, fallback: int = 1) -> int:
+    value = content.numbers.get(key, fallback)
+    return value if isinstance(value, int) else fallback
+
+
+def _ability_effect(ability: str, content: engine.Content) -> str | None:
+    """What an artefact ability does (content.md §1), or ``None`` for an ability not described here."""
+    n = _n
+    effects: dict[str, Any] = {
+        "corruption": lambda: _("Destroy one face-up artefact of a player you choose (turn it face down)."),
+        "fury": lambda: _("You may discard one card of your choice from your hand."),
+        "insight": lambda: (
+            ngettext(
+                "Look at the top card of your deck and put it back.",
+                "Look at the top %(n)s cards of your deck and put them back in any order (shuffle your "
+                "discard pile under your deck first if it has fewer).",
+                n(content, "insight_look", 4),
+            )
+            % {"n": n(content, "insight_look", 4)}
+        ),
+        "order": lambda: _(
+            "Shuffle into your deck one card from your discard pile that was discarded on an earlier turn."
+        ),
+        "prosperity": lambda: _(
+            "Look at the top card of a chosen player's deck; leave it on top or put it on their discard pile."
+        ),
+        "vitality": lambda: _("Redistribute your knights once more (no advance comes with it)."),
+        "fear": lambda: _(
+            "You may fight as if you had as many knights as your rival (for the combat score only)."
+        ),
+        "vigour": lambda: _(
+            "You may fight as if you had as many knights as your rival (for the combat score only)."
+        ),
+        "influence": lambda: _("Your rival discards one card from their hand at random."),
+        "defiance": lambda: _("Your rival discards one card from their hand at random."),
+        "rage": lambda: _("+%(n)s to your combat score.") % {"n": n(content, "rage_bonus")},
+        "loyalty": lambda: _("+%(n)s to your combat score.") % {"n": n(content, "loyalty_bonus")},
+        "brutality": lambda: (
+            ngettext(
+                "Your rival loses %(n)s knight in the disputed territory, before the losses of the margin.",
+                "Your rival loses %(n)s knights in the disputed territory, before the losses of the margin.",
+                n(content, "brutality_losses"),
+            )
+            % {"n": n(content, "brutality_losses")}
+        ),
+        "greed": lambda: _draw_to(n(content, "greed_draw", 6)),
+        "resurgence": lambda: _draw_to(n(content, "greed_draw", 6)),
+        "preparation": lambda: _("You may discard one card of your choice from your hand."),
+        "cleansing": lambda: _("You may discard one card of your choice from your hand."),
+        "devotion": lambda: (
+            ngettext(
+                "Place %(n)s more knight in your castle.",
+                "Place %(n)s more knights in your castle.",
+                n(content, "devotion_knights"),
+            )
+            % {"n": n(content, "devotion_knights")}
+        ),
+    }
+    make = effects.get(ability)
+    return str(make()) if make is not None else None
+
+
+def _draw_to(n: int) -> str:
+    return ngettext("Draw until you hold %(n)s card.", "Draw until you hold %(n)s cards.", n) % {"n": n}
+
+
+def artefact_text(art_id: str, content: engine.Content | None = None) -> dict[str, str]:
+    """What an artefact does and when, in the active language.
+
+    Returns:
+        ``{"when": trigger phrase, "does": effect, "text": "When …: …", "rule": rule number of the
+        trigger}``; an unknown artefact id gives the id as ``text`` and empty parts.
+    """
+    found = _content(content)
+    adef = found.artefacts.get(art_id)
+    if adef is None:
+        return {"when": "", "does": "", "text": art_id, "rule": ""}
+    when = str(TRIGGERS.get(adef.trigger, adef.trigger))
+    does = _ability_effect(adef.ability, found)
+    if does is None:
+        does = str(
+            next((a.get("text", "") for a in found.raw.get("artefacts", []) if a.get("id") == art_id), "")
+        )
+    return {
+        "when": when,
+        "does": does,
+        "text": _("%(when)s: %(does)s") % {"when": when, "does": does},
+        "rule": TRIGGER_RULES.get(adef.trigger, "R89"),
+    }
+
+
+def territory_text(type_id: str, content: engine.Content | None = None) -> list[str]:
+    """The abilities of a territory type as sentences in the active language (R84–R88), from its data:
+    capacity, start-of-battle ability, conquest abilities, Mountains' ban on support, Homelands' setup
+    role; ``["No ability."]`` when it has none."""
+    found = _content(content)
+    tdef = found.territory_types.get(type_id)
+    if tdef is None:
+        return []
+    out: list[str] = []
+    default_capacity = _n(found, "default_capacity", 6)
+    if tdef.homelands:
+        out.append(
+            _("At the start of the game, knights are shared between a castle and the Homelands next to it.")
+        )
+    if tdef.capacity != default_capacity:
+        out.append(
+            ngettext(
+                "Holds at most %(n)s knight of each player.",
+                "Holds at most %(n)s knights of each player.",
+                tdef.capacity,
+            )
+            % {"n": tdef.capacity}
+        )
+    bonus = _n(found, "terrain_bonus")
+    start = {
+        "attacker_bonus": lambda: (
+            _("Start of a battle here: the attacker gets +%(n)s combat score.") % {"n": bonus}
+        ),
+        "defender_bonus": lambda: (
+            _("Start of a battle here: the defender gets +%(n)s combat score.") % {"n": bonus}
+        ),
+        "arena": lambda: (
+            _(
+                "Start of a battle here: both players roll a die; the lower roll loses %(n)s knight here "
+                "(both on a tie). The battle ends at once if either has no knight left here."
+            )
+            % {"n": _n(found, "arena_losses")}
+        ),
+    }
+    if tdef.start_of_battle in start:
+        out.append(str(start[tdef.start_of_battle]()))
+    if tdef.no_support:
+        out.append(_("No support cards may be played in a battle here."))
+    conquest = {
+        "place_knight": lambda: (
+            ngettext(
+                "When conquered: the conqueror places %(n)s more knight in their castle.",
+                "When conquered: the conqueror places %(n)s more knights in their castle.",
+                _n(found, "conquest_knights"),
+            )
+            % {"n": _n(found, "conquest_knights")}
+        ),
+        "lose_knight": lambda: (
+            ngettext(
+                "When conquered: the conqueror loses %(n)s knight here.",
+                "When conquered: the conqueror loses %(n)s knights here.",
+                _n(found, "marshlands_losses"),
+            )
+            % {"n": _n(found, "marshlands_losses")}
+        ),
+        "may_discard": lambda: _("When conquered: the conqueror may discard one card of their choice."),
+    }
+    out.extend(str(conquest[c]()) for c in tdef.on_conquest if c in conquest)
+    return out or [_("No ability.")]
+
+
+def card_text(card_id: str, content: engine.Content | None = None) -> str:
+    """What a card does, in the active language, from its kind, value and effect (R3, R4, R32–R36)."""
+    found = _content(content)
+    cdef = next((c for c in found.cards if c.id == card_id), None)
+    if cdef is None:
+        return ""
+    if cdef.kind == "conflict":
+        if cdef.ambush:
+            return _(
+                "Conflict card, battle step 4: play it face down; when revealed, its value is one die roll."
+            )
+        return _("Conflict card, battle step 4: play it face down; adds %(n)s to your combat score.") % {
+            "n": cdef.value
+        }
+    if cdef.kind == "support":
+        return _(
+            "Support card, battle step 5: adds +%(n)s to your combat score; you may play several. Not in "
+            "Mountains."
+        ) % {"n": cdef.value}
+    effects = {
+        "authority": lambda: (
+            ngettext(
+                "Played by itself as soon as you draw it: draw %(n)s more card.",
+                "Played by itself as soon as you draw it: draw %(n)s more cards.",
+                _n(found, "authority_draw", 2),
+            )
+            % {"n": _n(found, "authority_draw", 2)}
+        ),
+        "call_to_arms": lambda: (
+            ngettext(
+                "In a free window of your turn: place %(n)s knight in your castle.",
+                "In a free window of your turn: place %(n)s knights in your castle.",
+                _n(found, "call_to_arms_knights", 2),
+            )
+            % {"n": _n(found, "call_to_arms_knights", 2)}
+        ),
+        "tactical_advance": lambda: _(
+            "In a free window of your turn: gain one more manoeuvre (a redistribution and an advance)."
+        ),
+        "fracture": lambda: _(
+            "Destroy another player's face-up artefact, cancelling its use: in a free window of your turn, "
+            "or when a crown is used or sceptres or orbs are about to apply."
+        ),
+    }
+    make = effects.get(cdef.effect or "")
+    return str(make()) if make is not None else ""
+
+
+def localize_view(view: engine.View, content: engine.Content | None) -> None:
+    """Give a freshly built view's components their names and texts in the active language, in place:
+    territories get ``name`` and ``text`` (their ability sentences joined), artefacts ``name``, ``text``,
+    ``when`` and ``does``, and every card anywhere in the view (hands, discard piles, the battle, prompts)
+    ``name`` and ``text``. The view stays the viewer's own: nothing is added that it did not already show.
+    """
+    found = _content(content)
+    for tile in view["map"]:
+        if tile["kind"] == "territory" and "tile" in tile:
+            tile["name"] = territory_name(tile["tile"], found)
+            tile["text"] = " ".join(territory_text(tile["tile"], found))  # type: ignore[typeddict-unknown-key]
+    for player in view["players"]:
+        for art in player["artefacts"]:
+            art["name"] = artefact_name(art["id"], found)
+            art.update(artefact_text(art["id"], found))  # type: ignore[typeddict-item]
+    _localize_cards(view, found)
+
+
+def _localize_cards(node: Any, content: engine.Content) -> None:
+    """Name and describe every card dict (one with ``card`` and ``kind``) under ``node``."""
+    if isinstance(node, dict):
+        if isinstance(node.get("card"), str) and node.get("kind") in ("conflict", "support", "resource"):
+            node["name"] = card_name(node["card"], content)
+            node["text"] = card_text(node["card"], content)
+            return
+        for value in node.values():
+            _localize_cards(value, content)
+    elif isinstance(node, list):
+        for item in node:
+            _localize_cards(item, content)
+
+
+#: The names of the five optional rules (content.md §5.7).
+OPTION_NAMES: dict[str, Promise] = {
+    "allegiance": gettext_lazy("Allegiance"),
+    "castle_siege": gettext_lazy("Castle Siege"),
+    "cut_throat": gettext_lazy("Cut-throat"),
+    "skirmish": gettext_lazy("Skirmish"),
+    "mayhem": gettext_lazy("Mayhem"),
+}
+
+#: The five optional rules (R105–R120): what each changes, for the rules reference, the new-game form and
+#: the lobby.
+OPTION_TEXTS: dict[str, Promise] = {
+    "allegiance": gettext_lazy(
+        "Teams of two or three (4 or 6 players). Teammates may support each other in battle but never attack "
+        "each other; a team of two wins with 20 VP together, a team of three with 30. Supply never runs "
+        "through a teammate's territory."
+    ),
+    "castle_siege": gettext_lazy(
+        "Castles may be attacked like territories (at most 6 knights advance into one). The defender always "
+        "counts 8 knights; an attacker who conquers a castle wins the game at once."
+    ),
+    "cut_throat": gettext_lazy(
+        "A territory that loses its line of supply loses all its knights at once: they go back to the "
+        "reserve, not to the castle, and the territory becomes uncontrolled."
+    ),
+    "skirmish": gettext_lazy("A shorter game: 11 VP wins instead of 13, and Homelands score 0 VP."),
+    "mayhem": gettext_lazy(
+        "Every castle starts with 6 more knights. After each battle result the winner rolls a die for each "
+        "of their knights in the territory and loses one per 1 rolled; losing them all turns the result "
+        "round."
+    ),
+}
+
+#: Each optional rule's first rule number, for links to the rules reference.
+OPTION_RULES = {
+    "allegiance": "R105",
+    "castle_siege": "R112",
+    "cut_throat": "R116",
+    "skirmish": "R117",
+    "mayhem": "R118",
+}

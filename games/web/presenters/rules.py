@@ -1,0 +1,147 @@
+"""The page model of the rules reference (``/rules/``, issue 15): the component tables generated from the
+content set, the diagrams and the worked battle example drawn by the game's own map renderer
+(:func:`~games.web.presenters.board.board_model`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from games import engine
+from games.components import (
+    OPTION_RULES,
+    OPTION_TEXTS,
+    TRIGGER_RULES,
+    artefact_name,
+    artefact_text,
+    card_name,
+    card_text,
+    content_of,
+    localize_view,
+    territory_name,
+    territory_text,
+)
+from games.log import describe
+from games.rulebook import SECTIONS, battle_frames, opening_state, rule_anchor, setup_state, supply_state
+from games.web.presenters.board import board_model
+from games.web.presenters.common import card_label
+
+
+def _names() -> dict[int, str]:
+    """The two players of the diagrams."""
+    return {0: _("Red"), 1: _("Blue")}
+
+
+def _diagram(state: engine.GameState, prefix: str, seat: int | None = None) -> dict[str, Any]:
+    """A map of ``state`` as ``seat`` sees it (a spectator by default), its advance targets marked."""
+    view = engine.view_for(state, seat)
+    localize_view(view, state.content)
+    legal = [a.to_dict() for a in engine.legal_actions(state, seat)] if seat is not None else []
+    return board_model(view, _names(), legal, seat, prefix=prefix)
+
+
+def _territories(content: engine.Content) -> list[dict[str, Any]]:
+    vps: dict[str, set[int]] = {}
+    for type_id, vp, _count in content.tiles:
+        vps.setdefault(type_id, set()).add(vp)
+    default = content.n("default_capacity")
+    return [
+        {
+            "id": type_id,
+            "name": territory_name(type_id, content),
+            "vp": sorted(vps.get(type_id, set())),
+            "capacity": tdef.capacity,
+            "capacity_differs": tdef.capacity != default,
+            "texts": territory_text(type_id, content),
+        }
+        for type_id, tdef in content.territory_types.items()
+    ]
+
+
+def _artefacts(content: engine.Content) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": art_id,
+            "type": adef.type,
+            "name": artefact_name(art_id, content),
+            "anchor": rule_anchor(TRIGGER_RULES.get(adef.trigger, "R89")),
+            **artefact_text(art_id, content),
+        }
+        for art_id, adef in content.artefacts.items()
+    ]
+
+
+def _cards(content: engine.Content) -> list[dict[str, Any]]:
+    seen: dict[str, dict[str, Any]] = {}
+    for cdef in content.cards:
+        if cdef.id in seen:
+            seen[cdef.id]["copies"] += 1
+            continue
+        value: int | str | None = "d6" if cdef.ambush else cdef.value
+        card: dict[str, Any] = {"id": cdef.id, "card": cdef.id, "kind": cdef.kind, "value": value}
+        card["name"] = card_name(cdef.id, content)
+        card["label"] = card_label(card)  # type: ignore[arg-type]
+        card["text"] = card_text(cdef.id, content)
+        card["copies"] = 1
+        seen[cdef.id] = card
+    return list(seen.values())
+
+
+def _example() -> list[dict[str, Any]]:
+    names = _names()
+    frames = []
+    for number, (step, state, events) in enumerate(battle_frames(), start=1):
+        view = engine.view_for(state, None)
+        places = {t["id"]: t.get("name", t["id"]) for t in view["map"]}
+        lines = [describe(engine.redact_event(ev, None), names, places) for ev in events]
+        localize_view(view, state.content)
+        battle = view["battle"]
+        frames.append(
+            {
+                "number": number,
+                "caption": step.caption,
+                "rules": step.rules,
+                "anchor": rule_anchor(step.rules),
+                "board": board_model(view, names, prefix=f"ex{number}-"),
+                "scores": None
+                if battle is None
+                else [battle["attacker"]["score"], battle["defender"]["score"]],
+                "lines": [line for line in lines if line],
+            }
+        )
+    return frames
+
+
+def rules_model() -> dict[str, Any]:
+    """Everything ``/rules/`` shows, in the active language.
+
+    Returns:
+        ``{"sections": [(anchor, title, "R12–R13")], "territories", "artefacts" (grouped by type:
+        ``{"crown": [...], ...}``), "cards", "options", "numbers" (the content's fixed numbers),
+        "diagrams": {"map", "advance", "supply"}, "example": [frame]}``.
+    """
+    content = content_of("default")
+    assert content is not None
+    artefacts = _artefacts(content)
+    return {
+        "sections": [
+            (s.anchor, s.title, f"R{s.first}–R{s.last}" if s.last != s.first else f"R{s.first}")
+            for s in SECTIONS
+        ],
+        "territories": _territories(content),
+        "artefacts": {
+            kind: [a for a in artefacts if a["type"] == kind] for kind in ("crown", "sceptre", "orb")
+        },
+        "cards": _cards(content),
+        "options": [
+            {"key": key, "text": text, "rule": OPTION_RULES[key]} for key, text in OPTION_TEXTS.items()
+        ],
+        "numbers": content.numbers,
+        "diagrams": {
+            "map": _diagram(setup_state(), "d1-"),
+            "advance": _diagram(opening_state(), "d2-", seat=0),
+            "supply": _diagram(supply_state(), "d3-"),
+        },
+        "example": _example(),
+    }
