@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy, gettext_noop
 
 from games import engine
 from games.actions_ui import FormShape, action_kind
+from games.components import OPTION_TEXTS
 from games.messages import content_message
 from games.models import TIME_CONTROLS, StandingOrder
 
@@ -43,7 +44,9 @@ class GameCreateForm(forms.Form):
         initial=3,
     )
     allegiance = forms.BooleanField(
-        label=gettext_lazy("Allegiance — play in teams (4 or 6 players)"), required=False
+        label=gettext_lazy("Allegiance — play in teams (4 or 6 players)"),
+        help_text=OPTION_TEXTS["allegiance"],
+        required=False,
     )
     teams = forms.ChoiceField(
         label=gettext_lazy("Teams"),
@@ -55,16 +58,24 @@ class GameCreateForm(forms.Form):
         required=False,
     )
     castle_siege = forms.BooleanField(
-        label=gettext_lazy("Castle Siege — castles can be attacked"), required=False
+        label=gettext_lazy("Castle Siege — castles can be attacked"),
+        help_text=OPTION_TEXTS["castle_siege"],
+        required=False,
     )
     cut_throat = forms.BooleanField(
-        label=gettext_lazy("Cut-throat — territories without a line of supply are lost"), required=False
+        label=gettext_lazy("Cut-throat — territories without a line of supply are lost"),
+        help_text=OPTION_TEXTS["cut_throat"],
+        required=False,
     )
     skirmish = forms.BooleanField(
-        label=gettext_lazy("Skirmish — 11 VP wins, Homelands score 0"), required=False
+        label=gettext_lazy("Skirmish — 11 VP wins, Homelands score 0"),
+        help_text=OPTION_TEXTS["skirmish"],
+        required=False,
     )
     mayhem = forms.BooleanField(
-        label=gettext_lazy("Mayhem — 6 extra knights each, winners roll for losses"), required=False
+        label=gettext_lazy("Mayhem — 6 extra knights each, winners roll for losses"),
+        help_text=OPTION_TEXTS["mayhem"],
+        required=False,
     )
     fracture_prompts = forms.ChoiceField(
         label=gettext_lazy("Fracture windows"),

@@ -29,6 +29,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from accounts.models import User
 from games import services
+from games.components import OPTION_TEXTS
 from games.messages import illegal_message, service_message
 from games.models import RATING_POOLS, Game
 from games.notify import content as notify_content
@@ -163,6 +164,7 @@ def _lobby(request: HttpRequest, game: Game, token: str | None = None, status: i
         "invite": invite,
         "token": token,
         "options": game.options,
+        "option_texts": OPTION_TEXTS,
         "turn_time": duration(game.turn_seconds),
         "response_time": duration(game.response_seconds),
     }

@@ -302,7 +302,7 @@ def test_every_game_log_sentence_is_translated() -> None:
         assert "산지" in text
     with translation.override("sv"):
         text = describe({"type": "artefact_applied", "artefact": "orb_brutality"}, names)
-        assert text == "Orb of Brutality tillämpas."  # SV keeps the English artefact names (content.md §1.4)
+        assert text == "Brutalitetens äpple tillämpas."  # issue 15: artefact names in the reader's language
 
 
 def test_templates_do_not_hard_code_date_formats() -> None:

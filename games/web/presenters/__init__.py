@@ -13,6 +13,8 @@ package's :class:`PageModel` puts them together for the game page.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from datetime import datetime
 from functools import cached_property
 from typing import Any
@@ -76,7 +78,9 @@ class PageModel:
 
     def __init__(self, gv: GameView, now: datetime) -> None:
         assert gv.view is not None, "the page model needs a started game's view"
-        localize_view(gv.view, content_of(gv.game.content))
+        view = copy.deepcopy(gv.view)  # the engine's view stays as it was (the context's ``view``)
+        localize_view(view, content_of(gv.game.content))
+        gv = dataclasses.replace(gv, view=view)
         self.gv = gv
         self.now = now
         self.view: engine.View = gv.view

@@ -1,0 +1,176 @@
+"""Issue 15: the rules reference (/rules/), component names and ability texts in four languages, ability
+texts wherever a component appears, and refusals that link to the rule that refused the move."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import translation
+
+from accounts.models import User
+from games import engine
+from games.components import artefact_text, card_text, territory_text
+from games.messages import ENGINE_MESSAGES
+from games.models import Game
+from games.rulebook import (
+    BATTLE,
+    SECTIONS,
+    battle_frames,
+    link_rules,
+    opening_state,
+    rule_anchor,
+    supply_state,
+)
+from tests.web.factories import game_from_state
+from tests.web.test_pages import HX, active_user, alice, bob, client_for, duel, form_data  # noqa: F401
+
+LANGS = ("en", "sv", "pl", "ko")
+
+
+def _rules_page(lang: str) -> str:
+    response = Client().get(reverse("games:rules"), HTTP_ACCEPT_LANGUAGE=lang)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def _ids(page: str) -> set[str]:
+    return set(re.findall(r'\bid="([^"]+)"', page))
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_component_of_the_content_set_is_on_the_rules_page_in_every_language(lang: str) -> None:
+    """Issue 15: every territory type, artefact and card of the content data appears on /rules/ with its
+    name in the page's language and its ability text; the page is generated from the content set."""
+    page = _rules_page(lang)
+    content = engine.load_content("default")
+    ids = _ids(page)
+    with translation.override(lang):
+        for type_id in content.territory_types:
+            assert f"territory-{type_id}" in ids
+            assert engine.territory_name(content, type_id, lang) in page
+            for sentence in territory_text(type_id, content):
+                assert sentence.replace("'", "&#x27;").replace('"', "&quot;") in page, sentence
+        for art_id in content.artefacts:
+            assert f"artefact-{art_id}" in ids
+            assert engine.artefact_name(content, art_id, lang) in page
+            assert artefact_text(art_id, content)["does"].replace("'", "&#x27;") in page
+        for card in content.cards:
+            assert f"card-{card.id}" in ids
+            assert engine.card_name(content, card.id, lang) in page
+            assert card_text(card.id, content).replace("'", "&#x27;") in page
+    assert f'<html lang="{lang}"' in page
+
+
+@pytest.mark.django_db
+def test_every_engine_error_code_links_to_a_rule_anchor_that_exists() -> None:
+    """Issue 15: every engine error code names a rule whose section exists on /rules/; every rule
+    R1..R120 belongs to exactly one section."""
+    ids = _ids(_rules_page("en"))
+    for code in engine.ErrorCode:
+        _text, rule = ENGINE_MESSAGES[code.value]
+        anchor = rule_anchor(rule)
+        assert anchor and anchor in ids, (code, rule)
+    for number in range(1, 121):
+        assert sum(s.first <= number <= s.last for s in SECTIONS) == 1, number
+    assert rule_anchor("R46") == "redistribution" and rule_anchor("R53") == "advance"
+    assert rule_anchor("") == "" and rule_anchor("R999") == ""
+    assert link_rules("No. — R46") == [("No. — ", ""), ("R46", "redistribution")]
+
+
+@pytest.mark.django_db
+def test_a_refused_move_links_to_its_rule(duel: Game) -> None:  # noqa: F811
+    """Issue 15: the refusal of an advance into a lake links "R54" to /rules/#advance, with and without
+    htmx."""
+    user = active_user(duel)
+    lake = next(
+        t["id"] for t in engine.view_for(engine.from_dict(duel.state), None)["map"] if t["kind"] == "lake"
+    )
+    client = client_for(user)
+    payload = {"type": "advance", "to": lake, "knights": 1}
+    body = client.post(reverse("games:act", args=[duel.pk]), form_data(payload, duel.seq), headers=HX)
+    assert body.status_code == 422
+    assert f'<a href="{reverse("games:rules")}#advance">R54</a>' in body.content.decode()
+    response = client.post(reverse("games:act", args=[duel.pk]), form_data(payload, duel.seq))
+    page = client.get(response["Location"]).content.decode()
+    assert f'<a href="{reverse("games:rules")}#advance">R54</a>' in page
+
+
+def test_the_worked_example_is_the_rulebooks_battle() -> None:
+    """§18 (R62–R80): the example is played by the engine and gives the rulebook's scores step by step:
+    6–6, 7–6 after Rage, 12–9 after the conflict cards, 14–12 after support; then the City is conquered
+    with 6 knights, the defender keeps 2 (retreated) and the attacker gains 1 knight."""
+    frames = battle_frames()
+    assert len(frames) == len(BATTLE)
+    scores = []
+    for _step, state, _events in frames[:-1]:
+        battle = engine.view_for(state, None)["battle"]
+        assert battle is not None
+        scores.append([battle["attacker"]["score"], battle["defender"]["score"]])
+    assert scores == [[6, 6], [7, 6], [12, 9], [14, 12], [14, 12]]
+    final = engine.view_for(frames[-1][1], None)
+    city = next(t for t in final["map"] if t.get("tile") == "city")
+    assert (city["owner"], city["knights"]) == (0, 6)
+    before = engine.view_for(opening_state(), None)
+    assert final["players"][0]["castle_knights"] == before["players"][0]["castle_knights"] - 6 + 1
+    assert final["players"][1]["castle_knights"] == before["players"][1]["castle_knights"] + 2
+    assert not next(a for a in final["players"][1]["artefacts"] if a["id"] == "sceptre_defiance")["face_up"]
+
+
+def test_the_supply_diagram_shows_a_territory_cut_off() -> None:
+    """R48: in the line-of-supply diagram red's Grasslands have no line of supply; blue's Fort has one."""
+    tiles = {t.get("tile"): t for t in engine.view_for(supply_state(), None)["map"]}
+    assert tiles["grasslands"]["owner"] == 0 and not tiles["grasslands"]["supplied"]
+    assert tiles["fort"]["owner"] == 1 and tiles["fort"]["supplied"]
+
+
+def test_artefact_texts_say_when_they_act() -> None:
+    """Issue 15: Sceptre of Rage (attacking) and Sceptre of Loyalty (defending) no longer read the same;
+    every artefact names its trigger (R39, R64, R74, R91)."""
+    content = engine.load_content("default")
+    with translation.override("en"):
+        rage, loyalty = artefact_text("sceptre_rage", content), artefact_text("sceptre_loyalty", content)
+        assert rage["text"].startswith("When you attack") and loyalty["text"].startswith("When you defend")
+        assert rage["text"] != loyalty["text"]
+        triggers = {"own_turn": "Once in each of your turns", "win": "When you win", "lose": "When you lose"}
+        for art_id, adef in content.artefacts.items():
+            if adef.trigger in triggers:
+                assert artefact_text(art_id, content)["when"].startswith(triggers[adef.trigger]), art_id
+    with translation.override("sv"):
+        assert artefact_text("sceptre_rage", content)["when"] != rage["when"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("lang", "forest", "rage"),
+    [
+        ("en", "Forest", "Sceptre of Rage"),
+        ("sv", "Skog", "Vredens spira"),
+        ("pl", "Las", "Berło Gniewu"),
+        ("ko", "숲", "분노의 홀"),
+    ],
+)
+def test_the_game_page_names_and_explains_every_component(lang: str, forest: str, rage: str) -> None:
+    """Issue 15: on the game page the map's tiles carry their ability text (tooltip and the "about this
+    tile" panel's data), the artefacts their trigger and effect, and the cards in hand their full text,
+    all in the reader's language."""
+    game = game_from_state(opening_state())
+    user = User.objects.get(pk=game.seats.get(number=0).user_id)
+    client = client_for(user)
+    client.cookies["django_language"] = lang
+    user.language = lang
+    user.save(update_fields=["language"])
+    page = client.get(reverse("games:detail", args=[game.pk]), HTTP_ACCEPT_LANGUAGE=lang).content.decode()
+    content = engine.load_content("default")
+    with translation.override(lang):
+        fort = " ".join(territory_text("fort", content))
+        assert re.search(r'data-about-title="[^"]+"', page)
+        assert f'data-about-title="{forest}"' in page
+        assert fort in page  # the tile's label, tooltip and about text
+        assert rage in page and artefact_text("sceptre_rage", content)["when"] in page
+        assert card_text("heroic_assault", content) in page  # a card in hand, in full
+        assert 'class="card-text"' in page
+    assert 'id="tile-about"' in page and 'aria-live="polite"' in page
