@@ -14,10 +14,15 @@ text), the log, emails and the rules reference (``/rules/``).
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.utils import translation
 from django.utils.functional import Promise
+
+if TYPE_CHECKING:
+    from django.utils.functional import _StrPromise as StrPromise
+else:
+    StrPromise = Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
@@ -347,7 +352,7 @@ OPTION_NAMES: dict[str, Promise] = {
 
 #: The five optional rules (R105–R120): what each changes, for the rules reference, the new-game form and
 #: the lobby.
-OPTION_TEXTS: dict[str, Promise] = {
+OPTION_TEXTS: dict[str, StrPromise] = {
     "allegiance": gettext_lazy(
         "Teams of two or three (4 or 6 players). Teammates may support each other in battle but never attack "
         "each other; a team of two wins with 20 VP together, a team of three with 30. Supply never runs "

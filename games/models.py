@@ -47,6 +47,8 @@ class Game(models.Model):
     private = models.BooleanField(_("private"), default=False)
     #: Imported from a game record (docs/game-record.md): a replay only, never rated.
     imported = models.BooleanField(default=False)
+    #: A guided first game (issue 15): a real game against a bot, unrated, no emails, not in the archive.
+    tutorial = models.BooleanField(default=False)
     allow_vacation = models.BooleanField(_("allow vacations (away players' clocks pause)"), default=True)
     invite_token = models.CharField(max_length=32, unique=True, default=_invite_token)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.LOBBY, db_index=True)

@@ -422,7 +422,7 @@ def archive(
     games only for their players."""
     games = Game.objects.filter(status=Game.Status.FINISHED)
     # Imported games (guest seats only, never private) show only to whoever imported them.
-    visible = visible_games(viewer) & Q(imported=False)
+    visible = visible_games(viewer) & Q(imported=False, tutorial=False)
     if getattr(viewer, "is_authenticated", False):
         visible |= Q(imported=True, created_by=viewer)
     games = games.filter(visible)

@@ -7,6 +7,8 @@ from games.web import views
 app_name = "games"
 urlpatterns = [
     path("rules/", views.rules, name="rules"),
+    path("games/tutorial/", views.tutorial, name="tutorial"),
+    path("games/play-bot/", views.play_bot, name="play_bot"),
     path("games/", views.my_games, name="my_games"),
     path("games/new/", views.game_new, name="new"),
     path("games/orders/", views.orders, name="orders"),

@@ -35,8 +35,10 @@ from games.services.play import (
     seat_return,
 )
 from games.services.projection import vacation_apply
+from games.services.tutorial import GUIDED_TURN, tutorial_start
 
 __all__ = [
+    "GUIDED_TURN",
     "IMPORT_MAX_ACTIONS",
     "MAX_BOT_ACTIONS",
     "PARALLEL_KINDS",
@@ -64,6 +66,7 @@ __all__ = [
     "seats_fill_with_bots",
     "standing_order_add",
     "standing_order_delete",
+    "tutorial_start",
     "vacation_apply",
     "window_defaults",
 ]

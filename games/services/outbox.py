@@ -142,9 +142,13 @@ def queue_write(
         timed_out: the prompt whose timeout action was applied and whether the seat is now absent.
         started / finished: the game started or ended with this write (everyone seated is told).
 
+    A guided first game (``Game.tutorial``, issue 15) sends no email: its player is on the page.
+
     Returns:
         How many rows were offered (duplicates by dedupe key are skipped by the database).
     """
+    if game.tutorial:
+        return 0
     users = {s.number: s.user_id for s in seats if s.user_id is not None and not s.is_bot}
     rows: list[Notification] = []
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django import template
@@ -89,3 +90,9 @@ def rule_links(text: Any) -> SafeString:
             for part, anchor in link_rules(str(text))
         ),
     )
+
+
+@register.filter
+def json_attr(value: Any) -> str:
+    """``data-x="{{ value|json_attr }}"``: ``value`` as compact JSON (autoescaping makes it safe there)."""
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)

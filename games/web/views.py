@@ -77,7 +77,7 @@ def _is_htmx(request: HttpRequest) -> bool:
 def home(request: HttpRequest) -> HttpResponse:
     """The home page: what the site is, and for players the games that wait for them."""
     lists = select_my_games(_user(request)) if request.user.is_authenticated else None
-    return render(request, "home.html", {"lists": lists})
+    return render(request, "home.html", {"lists": lists, "rules_url": reverse("games:rules")})
 
 
 def rules(request: HttpRequest) -> HttpResponse:
@@ -85,6 +85,25 @@ def rules(request: HttpRequest) -> HttpResponse:
     the content set, diagrams and the worked battle example drawn by the game's map renderer."""
     model = rules_model()
     return render(request, "rules/rules.html", {"m": model, "vp": model["numbers"]["victory_vp"]})
+
+
+@login_required
+@require_POST
+def tutorial(request: HttpRequest) -> HttpResponse:
+    """Start a guided first game against a bot (issue 15) and open it."""
+    game = services.tutorial_start(user=_user(request))
+    return redirect("games:detail", game_id=game.pk)
+
+
+@login_required
+@require_POST
+def play_bot(request: HttpRequest) -> HttpResponse:
+    """Start a real two-player game against a bot at once (offered when the guided game ends)."""
+    user = _user(request)
+    game = services.game_create(user=user, title=_("A game against a bot"), players=2, time_control="daily")
+    services.seats_fill_with_bots(game_id=game.pk, user=user)
+    services.game_start(game_id=game.pk, user=user)
+    return redirect("games:detail", game_id=game.pk)
 
 
 @login_required

@@ -113,12 +113,24 @@
     try { window.localStorage.setItem(key, header.getAttribute("data-seq")); } catch (e) { /* private mode */ }
   }
 
+  // The guided first game: outline the control its hint points at (the hint says which in words too).
+  function markTutorialTarget() {
+    document.querySelectorAll(".tutorial-target").forEach(function (el) { el.classList.remove("tutorial-target"); });
+    var hint = document.getElementById("tutorial-hint");
+    var selector = hint && hint.getAttribute("data-target");
+    if (!selector) return;
+    var target = document.querySelector(selector);
+    if (target) target.classList.add("tutorial-target");
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     syncAdvanceMax();
     markUnseen();
+    markTutorialTarget();
   });
   document.addEventListener("htmx:afterSettle", function () {
     syncAdvanceMax();
+    markTutorialTarget();
     var key = storageKey();
     var header = document.getElementById("game-header");
     if (key && header) {

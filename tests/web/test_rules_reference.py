@@ -10,9 +10,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from accounts.models import User
 from games import engine
-from games.components import artefact_text, card_text, territory_text
+from games.components import artefact_text, card_text, localize_view, territory_text
 from games.messages import ENGINE_MESSAGES
 from games.models import Game
 from games.rulebook import (
@@ -24,6 +23,7 @@ from games.rulebook import (
     rule_anchor,
     supply_state,
 )
+from games.web.presenters.why_not import why_not
 from tests.web.factories import game_from_state
 from tests.web.test_pages import HX, active_user, alice, bob, client_for, duel, form_data  # noqa: F401
 
@@ -158,7 +158,8 @@ def test_the_game_page_names_and_explains_every_component(lang: str, forest: str
     tile" panel's data), the artefacts their trigger and effect, and the cards in hand their full text,
     all in the reader's language."""
     game = game_from_state(opening_state())
-    user = User.objects.get(pk=game.seats.get(number=0).user_id)
+    user = game.seats.get(number=0).user
+    assert user is not None
     client = client_for(user)
     client.cookies["django_language"] = lang
     user.language = lang
@@ -174,3 +175,44 @@ def test_the_game_page_names_and_explains_every_component(lang: str, forest: str
         assert card_text("heroic_assault", content) in page  # a card in hand, in full
         assert 'class="card-text"' in page
     assert 'id="tile-about"' in page and 'aria-live="polite"' in page
+
+
+def _why(state: engine.GameState, seat: int) -> list[dict[str, str]]:
+    view = engine.view_for(state, seat)
+    with translation.override("en"):
+        localize_view(view, state.content)
+        return why_not(view, [a.to_dict() for a in engine.legal_actions(state, seat)], seat)
+
+
+def test_why_cant_i_names_each_unavailable_move_with_its_rule() -> None:
+    """Issue 15: after its battle the attacker has no manoeuvre left (R28); with the crown used (R39) or
+    face down (R93) the crown says why; Fracture without a face-up target says so (R36); nothing is listed
+    for a seat whose turn it is not, nor while the move is available."""
+    after = battle_frames()[-1][1]
+    reasons = _why(after, 0)
+    assert [r["rule"] for r in reasons] == ["R28"]
+    assert reasons[0]["anchor"] == "turn" and "no manoeuvre left" in reasons[0]["text"]
+    assert _why(after, 1) == []  # not blue's turn
+    data = engine.to_dict(after)
+    data["crown_used"] = True
+    assert [r["rule"] for r in _why(engine.from_dict(data), 0)] == ["R28", "R39"]
+    data["crown_used"] = False
+    for art in data["players"][0]["artefacts"]:
+        if art["id"] == "crown_vitality":
+            art["face_up"] = False
+            art["destroyed_on"] = data["turn"]
+    texts = [r["text"] for r in _why(engine.from_dict(data), 0)]
+    assert any(t.startswith("Crown of Vitality: face down") for t in texts)
+    opening = _why(opening_state(), 0)
+    assert opening == []  # advance, crown and Fracture are all available
+
+
+@pytest.mark.django_db
+def test_the_decision_panel_lists_why_cant_i_with_rule_links() -> None:
+    """Issue 15: the game page shows the "Why can't I…?" list next to the decision, each reason linked."""
+    game = game_from_state(battle_frames()[-1][1])
+    user = game.seats.get(number=0).user
+    assert user is not None
+    page = client_for(user).get(reverse("games:detail", args=[game.pk])).content.decode()
+    assert "Why can&#x27;t I…?" in page or "Why can't I…?" in page
+    assert f'<a href="{reverse("games:rules")}#turn">R28</a>' in page

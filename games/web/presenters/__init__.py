@@ -14,7 +14,6 @@ package's :class:`PageModel` puts them together for the game page.
 from __future__ import annotations
 
 import copy
-import dataclasses
 from datetime import datetime
 from functools import cached_property
 from typing import Any
@@ -42,6 +41,8 @@ from games.web.presenters.panels import (
     result_model,
     status_model,
 )
+from games.web.presenters.tutorial import SEAT as TUTORIAL_SEAT
+from games.web.presenters.tutorial import tutorial_model
 
 __all__ = [
     "BATTLE_STEPS",
@@ -80,10 +81,11 @@ class PageModel:
         assert gv.view is not None, "the page model needs a started game's view"
         view = copy.deepcopy(gv.view)  # the engine's view stays as it was (the context's ``view``)
         localize_view(view, content_of(gv.game.content))
-        gv = dataclasses.replace(gv, view=view)
+        gv = copy.copy(gv)  # keeps a log already read (replays set it)
+        gv.view = view
         self.gv = gv
         self.now = now
-        self.view: engine.View = gv.view
+        self.view: engine.View = view
         #: Seat number -> public name.
         self.names = gv.names
         #: The viewer's own player entry of the view (``None`` for a spectator).
@@ -136,6 +138,13 @@ class PageModel:
     def log(self) -> list[dict[str, Any]]:
         """The log entries that have lines to show, newest first."""
         return [entry for entry in self.gv.log if entry["lines"]]
+
+    @cached_property
+    def tutorial(self) -> dict[str, Any] | None:
+        """The guided first game's hint for its newcomer (:func:`.tutorial.tutorial_model`), else ``None``."""
+        if not self.gv.game.tutorial or self.gv.seat != TUTORIAL_SEAT:
+            return None
+        return tutorial_model(self.view, self.gv.legal)
 
     @cached_property
     def result(self) -> dict[str, Any] | None:

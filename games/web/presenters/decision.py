@@ -19,6 +19,7 @@ from games.actions_ui import ACTION_KINDS, FormShape
 from games.engine import ActionType, PromptKind
 from games.selectors import GameView
 from games.web.presenters.common import actions_by_type, card_label
+from games.web.presenters.why_not import why_not
 
 PROMPT_HEADLINES: dict[str, Any] = {
     PromptKind.TURN: gettext_lazy(
@@ -296,7 +297,8 @@ def decision_model(gv: GameView, names: dict[int, str], now: datetime) -> dict[s
     Returns:
         ``{"forms" (:func:`decision_forms`), "has_forms", "prompt" (the viewer's first prompt dict or
         ``None``), "prompt_key", "headline", "my_deadline", "waiting_names", "waiting_deadline", "spectator",
-        "sig" (12 hex digits that change when the decision does), "now"}``.
+        "sig" (12 hex digits that change when the decision does), "now", "why_not"
+        (:func:`.why_not.why_not`)}``.
     """
     view = gv.view
     assert view is not None
@@ -320,6 +322,7 @@ def decision_model(gv: GameView, names: dict[int, str], now: datetime) -> dict[s
         "spectator": me is None,
         "sig": _signature(gv, waiting_seats),
         "now": now,
+        "why_not": why_not(view, gv.legal, me),
     }
 
 

@@ -1,0 +1,126 @@
+"""Issue 15 in a real browser: a newcomer plays the guided first game from the home page using only its
+hints, on a desktop and a phone; the rules reference and the guided game pass axe-core without serious
+violations; a tile's "about" text opens by mouse hover (its SVG tooltip), keyboard focus and touch."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import DESKTOP, PHONE, Web, login_context, shot
+from tests.browser.test_accessibility import SERIOUS, axe_violations, describe
+from tests.web.conftest import create_user
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SETTLED = "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')"
+
+
+def _serious(page: Page) -> list[dict[str, Any]]:
+    return [v for v in axe_violations(page) if v["impact"] in SERIOUS]
+
+
+def _follow(page: Page, hint: Any) -> None:
+    """Do what the hint says: its control (``data-target``) with the values it names (``data-fill``)."""
+    target = hint.get_attribute("data-target")
+    fill = json.loads(hint.get_attribute("data-fill") or "{}")
+    assert target, hint.inner_text()
+    form = page.locator(target).first
+    if target == "#redistribute-form":
+        form.locator("#redis-from").select_option(fill["from"])
+        form.locator("#redis-to").select_option(fill["to"])
+        form.locator("#redis-knights").fill(str(fill["knights"]))
+    elif target == "#advance-form":
+        form.locator("#advance-to").select_option(fill["to"])
+        form.locator("#advance-knights").fill(str(fill["knights"]))
+    elif "respond" in target and fill.get("fracture"):
+        form.locator("select[name=fracture]").first.select_option(fill["fracture"])
+    elif "choose_conflict" in target:
+        form.get_by_label("Heroic Assault", exact=False).check()
+    elif "play_support" in target:
+        for box in form.locator("input[type=checkbox]").all():
+            box.check()
+    form.locator("button[type=submit]").first.click()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_newcomer_completes_the_guided_game_using_only_its_hints(
+    web: Web, viewport: dict[str, int]
+) -> None:
+    """Home page -> "Guided first game" -> one whole turn by following each hint's control, the outlined
+    control always being the one the hint names, to the offer of a real game against a bot."""
+    user = create_user("newcomer@example.com", display_name="Newcomer")
+    page = login_context(web, user, viewport).new_page()
+    page.goto("/")
+    page.get_by_role("button", name="Guided first game").click()
+    hint = page.locator("#tutorial-hint")
+    expect(hint).to_contain_text("step 2 of 7")
+    assert not _serious(page), describe(_serious(page))
+    shot(page, f"tutorial-{'phone' if viewport is PHONE else 'desktop'}")
+    seen = []
+    for _move in range(30):
+        page.wait_for_function(SETTLED)
+        if "done" in (hint.get_attribute("class") or ""):
+            break
+        step = hint.get_attribute("data-step")
+        seen.append(int(step or 0))
+        text = hint.locator(".tutorial-text").inner_text()
+        target = hint.get_attribute("data-target") or ""
+        if target:
+            expect(page.locator(".tutorial-target")).to_have_count(1)
+        seq = page.locator("#game-header").get_attribute("data-seq")
+        _follow(page, hint)
+        page.wait_for_function(
+            "([seq, text]) => document.querySelector('#game-header').dataset.seq !== seq"
+            " || !document.querySelector('#tutorial-hint .tutorial-text')"
+            " || document.querySelector('#tutorial-hint .tutorial-text').innerText !== text",
+            arg=[seq, text],
+        )
+    else:
+        raise AssertionError(f"the guided turn did not end: {seen}")
+    assert seen == sorted(seen) and set(seen) == {2, 3, 4, 5, 6, 7}
+    expect(page.get_by_role("button", name="Play a real game against a bot")).to_be_visible()
+    assert not _serious(page), describe(_serious(page))
+    web.assert_clean()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_rules_reference_passes_axe_and_its_tiles_explain_themselves(
+    web: Web, viewport: dict[str, int]
+) -> None:
+    """/rules/ has no serious axe violations; a diagram's tile has its text as an SVG tooltip (hover) and
+    shows it in the "about" box under the diagram on keyboard focus and on a tap."""
+    ctx = web.browser.new_context(base_url=web.base_url, viewport=viewport, has_touch=viewport is PHONE)  # type: ignore[arg-type]
+    web.contexts.append(ctx)
+    page = ctx.new_page()
+    page.goto("/rules/")
+    expect(page.get_by_role("heading", name="Rules of Medieval Mastery")).to_be_visible()
+    assert not _serious(page), describe(_serious(page))
+    shot(page, f"rules-{'phone' if viewport is PHONE else 'desktop'}")
+    fort = page.locator("#d1-tile-t6")
+    expect(fort.locator("title")).to_contain_text("Start of a battle here: the defender gets +1")
+    about = page.locator("#map .tile-about")
+    if viewport is PHONE:
+        fort.tap()
+    else:
+        fort.hover()
+        fort.focus()
+    expect(about).to_contain_text("Fort")
+    expect(about).to_contain_text("the defender gets +1")
+    assert page.locator("#map .tile-about").get_attribute("aria-live") == "polite"
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"the rules page scrolls sideways by {overflow}px"
+
+
+def test_the_game_page_tile_panel_opens_on_focus(web: Web) -> None:
+    """On the game page, focusing a tile with the keyboard fills the "about this tile" panel under the map."""
+    user = create_user("newcomer@example.com", display_name="Newcomer")
+    page = login_context(web, user).new_page()
+    page.goto("/")
+    page.get_by_role("button", name="Guided first game").click()
+    page.locator("#tile-t2").focus()
+    expect(page.locator("#tile-about")).to_contain_text("City")
+    expect(page.locator("#tile-about")).to_contain_text("the defender gets +1")
