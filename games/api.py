@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal, cast
 from annotated_types import Ge, Le
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from ninja import NinjaAPI, Path, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
@@ -30,10 +31,11 @@ from pydantic import BeforeValidator, ConfigDict, Field, StrictInt, WithJsonSche
 from accounts.models import ApiToken, User
 from games.engine import ActionType
 from games.engine.action_schema import action_json_schema
-from games.messages import service_message
+from games.messages import illegal_rule, service_message
 from games.models import ActionRecord, Game
+from games.rulebook import rule_anchor
 from games.selectors import LOG_LENGTH, game_get, game_view, my_games, visible_to
-from games.services import NotFound, ServiceError, action_submit
+from games.services import Illegal, NotFound, ServiceError, action_submit
 from games.web.forms import json_loads_strict
 
 #: Largest id or sequence number accepted (a signed 64-bit integer, the database's ``bigint``).
@@ -290,8 +292,14 @@ def _error(
 def service_error(request: HttpRequest, exc: ServiceError) -> HttpResponse:
     """A refused write or read (:mod:`games.services`): its own status and stable code, the translated
     sentence the page shows for it (:func:`games.messages.service_message`) and its params (an illegal
-    move's stable engine code is ``params.engine_code``)."""
-    return _error(request, exc.status, exc.code, service_message(exc), exc.params)
+    move's stable engine code is ``params.engine_code``, and ``params.rule_url`` the section of the rules
+    reference that explains the refusing rule, issue 15)."""
+    params = dict(exc.params)
+    if isinstance(exc, Illegal):
+        anchor = rule_anchor(illegal_rule(params))
+        if anchor:
+            params["rule_url"] = f"{reverse('games:rules')}#{anchor}"
+    return _error(request, exc.status, exc.code, service_message(exc), params)
 
 
 @api.exception_handler(ValidationError)

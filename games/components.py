@@ -13,6 +13,7 @@ text), the log, emails and the rules reference (``/rules/``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -309,6 +310,24 @@ def card_text(card_id: str, content: engine.Content | None = None) -> str:
     return str(make()) if make is not None else ""
 
 
+#: Texts already written: (id of the content set, language, kind, component id) -> (content, value). The
+#: content set is kept in the value so its id is never reused while the entry lives.
+_WRITTEN: dict[tuple[int, str, str, str], tuple[engine.Content, Any]] = {}
+
+
+def _written(
+    content: engine.Content, kind: str, key: str, write: Callable[[str, engine.Content], Any]
+) -> Any:
+    """``write(key, content)`` for this content set, language and component, computed once per process
+    (the texts depend only on them)."""
+    memo_key = (id(content), language(), kind, key)
+    hit = _WRITTEN.get(memo_key)
+    if hit is None or hit[0] is not content:
+        hit = (content, write(key, content))
+        _WRITTEN[memo_key] = hit
+    return hit[1]
+
+
 def localize_view(view: engine.View, content: engine.Content | None) -> None:
     """Give a freshly built view's components their names and texts in the active language, in place:
     territories get ``name`` and ``text`` (their ability sentences joined), artefacts ``name``, ``text``,
@@ -318,12 +337,18 @@ def localize_view(view: engine.View, content: engine.Content | None) -> None:
     found = _content(content)
     for tile in view["map"]:
         if tile["kind"] == "territory" and "tile" in tile:
-            tile["name"] = territory_name(tile["tile"], found)
-            tile["text"] = " ".join(territory_text(tile["tile"], found))  # type: ignore[typeddict-unknown-key]
+            type_id = tile["tile"]
+            tile["name"], tile["text"] = _written(  # type: ignore[typeddict-unknown-key]
+                found,
+                "territory",
+                type_id,
+                lambda k, c: (territory_name(k, c), " ".join(territory_text(k, c))),
+            )
     for player in view["players"]:
         for art in player["artefacts"]:
-            art["name"] = artefact_name(art["id"], found)
-            art.update(artefact_text(art["id"], found))  # type: ignore[typeddict-item]
+            art_id = art["id"]
+            art["name"] = _written(found, "artefact name", art_id, artefact_name)
+            art.update(_written(found, "artefact", art_id, artefact_text))
     _localize_cards(view, found)
 
 
@@ -331,8 +356,10 @@ def _localize_cards(node: Any, content: engine.Content) -> None:
     """Name and describe every card dict (one with ``card`` and ``kind``) under ``node``."""
     if isinstance(node, dict):
         if isinstance(node.get("card"), str) and node.get("kind") in ("conflict", "support", "resource"):
-            node["name"] = card_name(node["card"], content)
-            node["text"] = card_text(node["card"], content)
+            card = node["card"]
+            node["name"], node["text"] = _written(
+                content, "card", card, lambda k, c: (card_name(k, c), card_text(k, c))
+            )
             return
         for value in node.values():
             _localize_cards(value, content)

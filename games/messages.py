@@ -83,6 +83,13 @@ ENGINE_MESSAGES: dict[str, tuple[Promise, str]] = {
 }
 
 
+def illegal_rule(params: Mapping[str, Any]) -> str:
+    """The rule an illegal move's refusal cites: the engine's ``rule`` parameter, else the code's usual
+    rule (``"R46"``); ``""`` for an unknown code without one."""
+    entry = ENGINE_MESSAGES.get(str(params.get("engine_code") or ""))
+    return str(params.get("rule") or (entry[1] if entry else ""))
+
+
 def illegal_message(params: Mapping[str, Any], fallback: str = "") -> str:
     """Return the sentence for an illegal move, citing its rule.
 
@@ -98,9 +105,8 @@ def illegal_message(params: Mapping[str, Any], fallback: str = "") -> str:
     entry = ENGINE_MESSAGES.get(code)
     if entry is None:
         return fallback or _("That move is not allowed.")
-    text, default_rule = entry
-    rule = str(params.get("rule") or default_rule)
-    sentence = str(text)
+    rule = illegal_rule(params)
+    sentence = str(entry[0])
     return f"{sentence} — {rule}" if rule else sentence
 
 

@@ -25,6 +25,7 @@ from games.rulebook import (
 )
 from games.web.presenters.why_not import why_not
 from tests.web.factories import game_from_state
+from tests.web.test_api_http import post_action, token_client
 from tests.web.test_pages import HX, active_user, alice, bob, client_for, duel, form_data  # noqa: F401
 
 LANGS = ("en", "sv", "pl", "ko")
@@ -216,3 +217,18 @@ def test_the_decision_panel_lists_why_cant_i_with_rule_links() -> None:
     page = client_for(user).get(reverse("games:detail", args=[game.pk])).content.decode()
     assert "Why can&#x27;t I…?" in page or "Why can't I…?" in page
     assert f'<a href="{reverse("games:rules")}#turn">R28</a>' in page
+
+
+@pytest.mark.django_db
+def test_the_api_refusal_carries_the_rule_url(duel: Game) -> None:  # noqa: F811
+    """Issue 15: a 422 of the JSON API names the section of the rules reference that explains the rule."""
+    user = active_user(duel)
+    lake = next(
+        t["id"] for t in engine.view_for(engine.from_dict(duel.state), None)["map"] if t["kind"] == "lake"
+    )
+    body = {"action": {"type": "advance", "to": lake, "knights": 1}, "expected_seq": duel.seq}
+    response = post_action(token_client(user), duel.pk, body)
+    assert response.status_code == 422
+    params = response.json()["params"]
+    assert params["engine_code"] == "target_not_enterable"
+    assert params["rule_url"] == f"{reverse('games:rules')}#advance"

@@ -58,6 +58,7 @@ def board_model(
     legal: list[dict[str, Any]] | None = None,
     seat: int | None = None,
     prefix: str = "",
+    interactive: bool = True,
 ) -> dict[str, Any]:
     """The SVG map: per position its geometry, labels, owner style, supply, dispute and whether the viewer
     may pick it now (advance target or redistribution location). The game page and the diagrams of the
@@ -70,10 +71,11 @@ def board_model(
         legal: the viewer's legal action payloads (none: nothing is pickable).
         seat: the viewer's seat (``None``: a spectator).
         prefix: put before the SVG's element ids, so several maps can share a page (``"d1-"``).
+        interactive: whether tiles take keyboard focus (``False`` for a decorative icon).
 
     Returns:
         ``{"tiles": [tile dict per position], "viewbox": str, "seats": [seat_style per seat],
-        "choosing": bool, "prefix": str}`` (coordinates in SVG units).
+        "choosing": bool, "prefix": str, "interactive": bool}`` (coordinates in SVG units).
     """
     groups = actions_by_type(legal or [])
     targets = {str(a["to"]) for a in groups.get(ActionType.ADVANCE, [])}
@@ -85,6 +87,7 @@ def board_model(
         "seats": [seat_style(view, p["seat"]) for p in view["players"]],
         "choosing": bool(picks.targets or picks.redistribution),
         "prefix": prefix,
+        "interactive": interactive,
     }
 
 

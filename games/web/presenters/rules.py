@@ -4,7 +4,7 @@ content set, the diagrams and the worked battle example drawn by the game's own 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.utils.translation import gettext as _
 
@@ -33,12 +33,35 @@ def _names() -> dict[int, str]:
     return {0: _("Red"), 1: _("Blue")}
 
 
-def _diagram(state: engine.GameState, prefix: str, seat: int | None = None) -> dict[str, Any]:
-    """A map of ``state`` as ``seat`` sees it (a spectator by default), its advance targets marked."""
+def _diagram(state: engine.GameState, prefix: str, seat: int | None = None, show: str = "") -> dict[str, Any]:
+    """A map of ``state`` as ``seat`` sees it (a spectator by default), with the places where the legal
+    actions of type ``show`` (``"advance"``, ``"redistribute"``) may go marked."""
     view = engine.view_for(state, seat)
     localize_view(view, state.content)
-    legal = [a.to_dict() for a in engine.legal_actions(state, seat)] if seat is not None else []
+    legal = (
+        [a.to_dict() for a in engine.legal_actions(state, seat) if show == a.TYPE] if seat is not None else []
+    )
     return board_model(view, _names(), legal, seat, prefix=prefix)
+
+
+def _tile_icon(content: engine.Content, type_id: str, vp: int) -> dict[str, Any]:
+    """A territory type drawn alone by the map renderer, as the icon of its row (not focusable)."""
+    tile = {
+        "id": "t0",
+        "q": 0,
+        "r": 0,
+        "kind": "territory",
+        "tile": type_id,
+        "name": territory_name(type_id, content),
+        "vp": vp,
+        "capacity": content.territory_types[type_id].capacity,
+        "owner": None,
+        "knights": 0,
+        "supplied": True,
+        "disputed": False,
+    }
+    view = cast(engine.View, {"map": [tile], "players": [], "battle": None})
+    return board_model(view, {}, prefix=f"icon-{type_id}-", interactive=False)
 
 
 def _territories(content: engine.Content) -> list[dict[str, Any]]:
@@ -54,6 +77,7 @@ def _territories(content: engine.Content) -> list[dict[str, Any]]:
             "capacity": tdef.capacity,
             "capacity_differs": tdef.capacity != default,
             "texts": territory_text(type_id, content),
+            "icon": _tile_icon(content, type_id, min(vps.get(type_id, {0}))),
         }
         for type_id, tdef in content.territory_types.items()
     ]
@@ -119,7 +143,7 @@ def rules_model() -> dict[str, Any]:
     Returns:
         ``{"sections": [(anchor, title, "R12–R13")], "territories", "artefacts" (grouped by type:
         ``{"crown": [...], ...}``), "cards", "options", "numbers" (the content's fixed numbers),
-        "diagrams": {"map", "advance", "supply"}, "example": [frame]}``.
+        "diagrams": {"map", "advance", "redistribution", "supply"}, "example": [frame]}``.
     """
     content = content_of("default")
     assert content is not None
@@ -140,7 +164,8 @@ def rules_model() -> dict[str, Any]:
         "numbers": content.numbers,
         "diagrams": {
             "map": _diagram(setup_state(), "d1-"),
-            "advance": _diagram(opening_state(), "d2-", seat=0),
+            "advance": _diagram(opening_state(), "d2-", seat=0, show="advance"),
+            "redistribution": _diagram(opening_state(), "d4-", seat=0, show="redistribute"),
             "supply": _diagram(supply_state(), "d3-"),
         },
         "example": _example(),
