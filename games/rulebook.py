@@ -19,6 +19,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy
 
 from games import engine
+from games.services import tutorial
 
 
 @dataclass(frozen=True)
@@ -92,41 +93,9 @@ def link_rules(text: str) -> list[tuple[str, str]]:
 
 # -- Positions for the diagrams and the worked example -----------------------------------------------------
 
-#: A small two-player map: castles at both ends, a lake, and the territories the example needs.
-LAYOUT: dict[str, Any] = {
-    "players": 2,
-    "provenance": "rules reference diagram",
-    "positions": [
-        {"q": -2, "r": 0, "kind": "castle", "seat": 0},
-        {"q": -1, "r": 0, "kind": "territory", "vp": 1},
-        {"q": 0, "r": 0, "kind": "territory", "vp": 3},
-        {"q": 1, "r": 0, "kind": "castle", "seat": 1},
-        {"q": 0, "r": 1, "kind": "lake"},
-        {"q": -1, "r": 1, "kind": "territory", "vp": 1},
-        {"q": 1, "r": 1, "kind": "territory", "vp": 2},
-        {"q": 0, "r": -1, "kind": "territory", "vp": 2},
-    ],
-}
-
-#: The example's setup: tiles, artefacts, the top of each deck and the first player fixed (R18–R25).
-SETUP: dict[str, Any] = {
-    "players": 2,
-    "seed": 1,
-    "layout": LAYOUT,
-    "options": {"rules_edition": 2, "fracture_windows": "sealed"},
-    "pin": {
-        "tiles": {"t1": "forest", "t2": "city", "t5": "grasslands", "t6": "fort", "t7": "cave"},
-        "first_player": 1,
-        "artefacts": [
-            ["crown_vitality", "sceptre_rage", "orb_brutality"],
-            ["crown_order", "sceptre_defiance", "orb_preparation"],
-        ],
-        "decks": [
-            ["fracture", "heroic_assault", "war_banner", "rallying_cry", "call_to_arms"],
-            ["shield_wall", "rallying_cry", "war_banner", "call_to_arms", "tactical_advance"],
-        ],
-    },
-}
+#: The example is played on the guided first game's map and setup (pinned tiles, artefacts, the top five
+#: cards of each deck, blue first): the same position teaches the turn and shows the rulebook's battle.
+SETUP = tutorial.SETUP
 
 #: The moves before the battle: the defender takes the City with 5 knights, the attacker the Forest.
 OPENING: tuple[tuple[int, dict[str, Any]], ...] = (

@@ -25,7 +25,7 @@ from django.utils.translation import ngettext
 from accounts.models import User
 from games import engine
 from games.actions_ui import EMAIL_LINKS, link_for_prompt, timeout_text
-from games.components import artefact_name
+from games.components import artefact_name, place_name
 from games.engine import PromptKind
 from games.models import Notification, Prompt
 from games.notify.links import BACK, absolute_url, link_token, unsubscribe_token
@@ -74,10 +74,11 @@ def _when(user: User, at: datetime, now: datetime) -> str:
 
 
 def _place(view: engine.View, pos: str) -> str:
-    """The name of position ``pos`` on the recipient's map (its id when it has none)."""
+    """The name of position ``pos`` on the recipient's map in the email's language (its id when it has
+    none)."""
     for tile in view["map"]:
         if tile["id"] == pos:
-            return tile.get("name") or pos
+            return place_name(str(tile.get("name") or pos))
     return pos
 
 
