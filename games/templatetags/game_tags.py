@@ -12,7 +12,7 @@ from django.utils.safestring import SafeString
 
 from games.components import OPTION_NAMES
 from games.engine import ActionType, CardKind
-from games.rulebook import link_rules
+from games.rulebook import SECTIONS, link_rules
 
 register = template.Library()
 
@@ -96,3 +96,13 @@ def rule_links(text: Any) -> SafeString:
 def json_attr(value: Any) -> str:
     """``data-x="{{ value|json_attr }}"``: ``value`` as compact JSON (autoescaping makes it safe there)."""
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+@register.simple_tag
+def rule_ids(anchor: str) -> SafeString:
+    """``{% rule_ids "advance" %}``: an empty element per rule the section explains (``id="R52"`` …), so
+    ``/rules/#R53`` opens that rule's section as ``/rules/#advance`` does."""
+    section = next(s for s in SECTIONS if s.anchor == anchor)
+    return format_html_join(
+        "", '<span id="R{}" class="rule-id"></span>', ((n,) for n in range(section.first, section.last + 1))
+    )

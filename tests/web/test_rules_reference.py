@@ -77,6 +77,7 @@ def test_every_engine_error_code_links_to_a_rule_anchor_that_exists() -> None:
         assert anchor and anchor in ids, (code, rule)
     for number in range(1, 121):
         assert sum(s.first <= number <= s.last for s in SECTIONS) == 1, number
+        assert f"R{number}" in ids  # /rules/#R46 opens the rule's section
     assert rule_anchor("R46") == "redistribution" and rule_anchor("R53") == "advance"
     assert rule_anchor("") == "" and rule_anchor("R999") == ""
     assert link_rules("No. — R46") == [("No. — ", ""), ("R46", "redistribution")]
