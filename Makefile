@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # Benchmarks run on one core where taskset exists (util-linux).
 PIN_CORE := $(shell command -v taskset >/dev/null 2>&1 && echo taskset -c 0)
 
-.PHONY: setup messages makemessages run test lint typecheck bench bench-email soak clean
+.PHONY: setup messages makemessages run test lint typecheck bench bench-email soak clean screenshots
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -48,6 +48,11 @@ TEST_DATABASE_URL ?= $(shell pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null && e
 test: setup lint typecheck messages
 	$(BIN)/python manage.py makemigrations --check --dry-run -v0
 	DATABASE_URL=$(TEST_DATABASE_URL) MASTERY_ENV=test $(BIN)/python -m pytest -n 2 -q
+
+## The browser tests again, writing their screenshots into docs/screenshots/ (the README's pictures);
+## `make test` writes them to a temporary folder and leaves the working copy clean.
+screenshots: setup messages
+	MASTERY_SCREENSHOTS=1 DATABASE_URL=$(TEST_DATABASE_URL) MASTERY_ENV=test $(BIN)/python -m pytest -q tests/browser
 
 lint: setup
 	$(BIN)/ruff check .

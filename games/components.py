@@ -196,21 +196,56 @@ def artefact_text(art_id: str, content: engine.Content | None = None) -> dict[st
     }
 
 
+def _start_of_battle(kind: str | None, content: engine.Content) -> str | None:
+    """The sentence of a start-of-battle territory ability (R84, R85), ``None`` for none."""
+    bonus = _n(content, "terrain_bonus")
+    if kind == "attacker_bonus":
+        return _("Start of a battle here: the attacker gets +%(n)s combat score.") % {"n": bonus}
+    if kind == "defender_bonus":
+        return _("Start of a battle here: the defender gets +%(n)s combat score.") % {"n": bonus}
+    if kind == "arena":
+        return _(
+            "Start of a battle here: both players roll a die; the lower roll loses %(n)s knight here "
+            "(both on a tie). The battle ends at once if either has no knight left here."
+        ) % {"n": _n(content, "arena_losses")}
+    return None
+
+
+def _on_conquest(kind: str, content: engine.Content) -> str | None:
+    """The sentence of a conquest territory ability (R86), ``None`` for an unknown one."""
+    if kind == "place_knight":
+        n = _n(content, "conquest_knights")
+        return ngettext(
+            "When conquered: the conqueror places %(n)s more knight in their castle.",
+            "When conquered: the conqueror places %(n)s more knights in their castle.",
+            n,
+        ) % {"n": n}
+    if kind == "lose_knight":
+        n = _n(content, "marshlands_losses")
+        return ngettext(
+            "When conquered: the conqueror loses %(n)s knight here.",
+            "When conquered: the conqueror loses %(n)s knights here.",
+            n,
+        ) % {"n": n}
+    if kind == "may_discard":
+        return _("When conquered: the conqueror may discard one card of their choice.")
+    return None
+
+
 def territory_text(type_id: str, content: engine.Content | None = None) -> list[str]:
     """The abilities of a territory type as sentences in the active language (R84–R88), from its data:
     capacity, start-of-battle ability, conquest abilities, Mountains' ban on support, Homelands' setup
-    role; ``["No ability."]`` when it has none."""
+    role; ``["No ability."]`` when it has none (``[]`` for an unknown type)."""
     found = _content(content)
     tdef = found.territory_types.get(type_id)
     if tdef is None:
         return []
-    out: list[str] = []
-    default_capacity = _n(found, "default_capacity", 6)
+    out: list[str | None] = []
     if tdef.homelands:
         out.append(
             _("At the start of the game, knights are shared between a castle and the Homelands next to it.")
         )
-    if tdef.capacity != default_capacity:
+    if tdef.capacity != _n(found, "default_capacity", 6):
         out.append(
             ngettext(
                 "Holds at most %(n)s knight of each player.",
@@ -219,47 +254,11 @@ def territory_text(type_id: str, content: engine.Content | None = None) -> list[
             )
             % {"n": tdef.capacity}
         )
-    bonus = _n(found, "terrain_bonus")
-    start = {
-        "attacker_bonus": lambda: (
-            _("Start of a battle here: the attacker gets +%(n)s combat score.") % {"n": bonus}
-        ),
-        "defender_bonus": lambda: (
-            _("Start of a battle here: the defender gets +%(n)s combat score.") % {"n": bonus}
-        ),
-        "arena": lambda: (
-            _(
-                "Start of a battle here: both players roll a die; the lower roll loses %(n)s knight here "
-                "(both on a tie). The battle ends at once if either has no knight left here."
-            )
-            % {"n": _n(found, "arena_losses")}
-        ),
-    }
-    if tdef.start_of_battle in start:
-        out.append(str(start[tdef.start_of_battle]()))
+    out.append(_start_of_battle(tdef.start_of_battle, found))
     if tdef.no_support:
         out.append(_("No support cards may be played in a battle here."))
-    conquest = {
-        "place_knight": lambda: (
-            ngettext(
-                "When conquered: the conqueror places %(n)s more knight in their castle.",
-                "When conquered: the conqueror places %(n)s more knights in their castle.",
-                _n(found, "conquest_knights"),
-            )
-            % {"n": _n(found, "conquest_knights")}
-        ),
-        "lose_knight": lambda: (
-            ngettext(
-                "When conquered: the conqueror loses %(n)s knight here.",
-                "When conquered: the conqueror loses %(n)s knights here.",
-                _n(found, "marshlands_losses"),
-            )
-            % {"n": _n(found, "marshlands_losses")}
-        ),
-        "may_discard": lambda: _("When conquered: the conqueror may discard one card of their choice."),
-    }
-    out.extend(str(conquest[c]()) for c in tdef.on_conquest if c in conquest)
-    return out or [_("No ability.")]
+    out.extend(_on_conquest(kind, found) for kind in tdef.on_conquest)
+    return [str(sentence) for sentence in out if sentence] or [_("No ability.")]
 
 
 def card_text(card_id: str, content: engine.Content | None = None) -> str:

@@ -64,6 +64,8 @@ def describe(ev: dict[str, Any], names: dict[int, str], places: dict[str, str] |
     """
     if places is not None and isinstance(ev.get("pos"), str):
         ev = {**ev, "pos": place_name(places.get(ev["pos"], ev["pos"]))}
+    if places is not None and isinstance(ev.get("moves"), list):
+        ev = {**ev, "moves": [_named_move(m, places) for m in ev["moves"] if isinstance(m, dict)]}
     try:
         event_type = engine.EventType(str(ev.get("type")))
     except ValueError:  # an event type this version does not know (an older or newer record)
@@ -141,8 +143,33 @@ def _artefact_restored(ev: dict[str, Any], names: dict[int, str]) -> str:
     }
 
 
+def _named_move(move: dict[str, Any], places: dict[str, str]) -> dict[str, Any]:
+    """A redistribution move with its places named (``"castle"`` stays, for "their castle")."""
+    return {
+        **move,
+        **{end: place_name(places.get(str(move.get(end)), str(move.get(end)))) for end in ("from", "to")},
+    }
+
+
+def _end(location: str) -> str:
+    return _("their castle") if location == "castle" else location
+
+
 def _redistributed(ev: dict[str, Any], names: dict[int, str]) -> str:
-    return _("%(who)s redistributes knights.") % {"who": _who(ev, names)}
+    """Issue 16: the log says what moved, with numbers: "Alice redistributes: 2 knights from their castle
+    to Fort; 1 knight from Fort to Ruins." (R43)."""
+    moves = [
+        ngettext(
+            "%(n)s knight from %(src)s to %(dst)s",
+            "%(n)s knights from %(src)s to %(dst)s",
+            int(m.get("knights", 0)),
+        )
+        % {"n": m.get("knights", 0), "src": _end(str(m.get("from"))), "dst": _end(str(m.get("to")))}
+        for m in ev.get("moves") or []
+    ]
+    if not moves:
+        return _("%(who)s redistributes knights.") % {"who": _who(ev, names)}
+    return _("%(who)s redistributes: %(moves)s.") % {"who": _who(ev, names), "moves": "; ".join(moves)}
 
 
 def _advanced(ev: dict[str, Any], names: dict[int, str]) -> str:
@@ -235,6 +262,8 @@ def _knights_lost(ev: dict[str, Any], names: dict[int, str]) -> str:
 
 
 def _retreat(ev: dict[str, Any], names: dict[int, str]) -> str:
+    if not ev["knights"]:
+        return ""  # nobody left to retreat (issue 16: never "retreats 0 knights")
     return ngettext(
         "%(who)s retreats %(n)s knight to their castle.",
         "%(who)s retreats %(n)s knights to their castle.",

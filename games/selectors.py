@@ -15,6 +15,7 @@ from typing import Any
 from django.core.cache import cache
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from games import engine
@@ -162,7 +163,7 @@ def _log(
     records = (
         ActionRecord.objects.filter(game=game, seq__lte=upto)
         .order_by("-seq")
-        .only("seq", "seat", "events", "created_at")
+        .only("seq", "seat", "events", "created_at", "source", "payload")
     )
     log = []
     for record in records[:LOG_LENGTH]:
@@ -171,6 +172,8 @@ def _log(
         # another seat's answer to a sealed window stays anonymous (the engine keeps its seat private), so
         # the order of the answers tells nobody who held Fracture (issue 14)
         anonymous = any(ev["type"] == engine.EventType.WINDOW_ANSWERED and "seat" not in ev for ev in events)
+        if _timed_out(record) and record.seat is not None:
+            lines.insert(0, _timeout_line(names.get(record.seat, "?")))
         log.append(
             {
                 "seq": record.seq,
@@ -182,6 +185,20 @@ def _log(
         )
     cache.set(key, log, 900)
     return log
+
+
+def _timed_out(record: ActionRecord) -> bool:
+    """Whether ``record`` is a deadline's timeout move the log may name as one (issue 16). Not for window
+    answers: only a Fracture holder can time out in a window (the server passes for the others), so saying
+    so would tell who held the card (issue 14)."""
+    return (
+        record.source == ActionRecord.Source.TIMEOUT
+        and record.payload.get("type") != engine.ActionType.RESPOND
+    )
+
+
+def _timeout_line(who: str) -> str:
+    return _("Time ran out for %(who)s: the timeout move was made for them.") % {"who": who}
 
 
 @dataclass

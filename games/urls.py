@@ -7,6 +7,7 @@ from games.web import views
 app_name = "games"
 urlpatterns = [
     path("rules/", views.rules, name="rules"),
+    path("healthz", views.healthz, name="healthz"),
     path("games/tutorial/", views.tutorial, name="tutorial"),
     path("games/play-bot/", views.play_bot, name="play_bot"),
     path("games/", views.my_games, name="my_games"),

@@ -32,6 +32,9 @@ if PRODUCTION and not ALLOWED_HOSTS:
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
+#: The site's name in emails and pages ("Hello from Medieval Mastery!"); written with SITE_URL's host into
+#: django.contrib.sites' Site after every migrate (accounts.apps), so allauth's emails use it (issue 16).
+SITE_NAME = env_str("SITE_NAME", "Medieval Mastery")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -134,6 +137,7 @@ ACCOUNT_EMAIL_VERIFICATION = env_choice(
     "ACCOUNT_EMAIL_VERIFICATION", "mandatory", ("mandatory", "optional", "none")
 )
 ACCOUNT_UNIQUE_EMAIL = True
+ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True  # confirming the address just signed up with logs in (issue 16)
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Medieval Mastery] "
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if PRODUCTION else "http"
 ACCOUNT_FORMS = {"signup": "accounts.forms.SignupForm"}

@@ -142,10 +142,9 @@ def queue_write(
         timed_out: the prompt whose timeout action was applied and whether the seat is now absent.
         started / finished: the game started or ended with this write (everyone seated is told).
 
-    A guided first game (``Game.tutorial``, issue 15) sends no email: its player is on the page.
-
     Returns:
-        How many rows were offered (duplicates by dedupe key are skipped by the database).
+        How many rows were offered (duplicates by dedupe key are skipped by the database); 0 for a guided
+        first game (``Game.tutorial``, issue 15), whose player is on the page.
     """
     if game.tutorial:
         return 0

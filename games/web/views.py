@@ -9,6 +9,7 @@ result) and polls ``/games/<id>/poll/?seq=N`` (204 while nothing changed). Every
 from __future__ import annotations
 
 import hashlib
+import logging
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -16,7 +17,9 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.core.paginator import Paginator
+from django.db import DatabaseError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -63,6 +66,8 @@ from games.web.presenters.rules import rules_model
 PARTIALS = ("header", "decision", "status", "board", "hand", "players", "log", "result")
 DETAIL_TEMPLATE = "games/detail.html"
 
+log = logging.getLogger(__name__)
+
 
 def _user(request: HttpRequest) -> User:
     user = request.user
@@ -78,6 +83,32 @@ def home(request: HttpRequest) -> HttpResponse:
     """The home page: what the site is, and for players the games that wait for them."""
     lists = select_my_games(_user(request)) if request.user.is_authenticated else None
     return render(request, "home.html", {"lists": lists, "rules_url": reverse("games:rules")})
+
+
+@require_safe
+def healthz(request: HttpRequest) -> HttpResponse:
+    """Liveness for a load balancer or a monitor (issue 16): the database answers a query and the cache
+    stores and returns a value. 200 ``{"status": "ok", "database": "ok", "cache": "ok"}``, else 503 with
+    ``"error"`` for the part that failed (no details: the page is public)."""
+    checks: dict[str, str] = {}
+    try:
+        Game.objects.exists()
+        checks["database"] = "ok"
+    except DatabaseError:
+        log.exception("healthz: the database does not answer")
+        checks["database"] = "error"
+    try:
+        cache.set("healthz", "ok", 10)
+        checks["cache"] = "ok" if cache.get("healthz") == "ok" else "error"
+    except Exception:  # any cache backend's failure counts as down (ConnectionError, redis errors, …)
+        log.exception("healthz: the cache does not answer")
+        checks["cache"] = "error"
+    healthy = all(v == "ok" for v in checks.values())
+    response = JsonResponse(
+        {"status": "ok" if healthy else "error", **checks}, status=200 if healthy else 503
+    )
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 def rules(request: HttpRequest) -> HttpResponse:

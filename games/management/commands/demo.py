@@ -32,7 +32,13 @@ class Command(BaseCommand):
         )
         if not Game.objects.filter(created_by=user, title="Demo game").exists():
             game = services.game_create(
-                user=user, title="Demo game", players=3, options={}, time_control="live"
+                user=user,
+                title="Demo game",
+                players=3,
+                # Relaxed clock (a newcomer never sees "Decide within 0 minutes"); windows go round in turn
+                # without a masking delay, so the bots never keep the demo player waiting (issue 16).
+                options={"fracture_windows": "in_turn", "fracture_mask": [0, 0]},
+                time_control="relaxed",
             )
             services.seats_fill_with_bots(game_id=game.pk, user=user)
             services.game_start(game_id=game.pk, user=user, seed=2026)

@@ -1,0 +1,70 @@
+"""Issue 16 (table UX), the parts done so far: the log says what happened with numbers, never "retreats 0
+knights", and names a timed-out move."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import time_machine
+from django.utils import translation
+
+from games import services
+from games.log import describe
+from games.selectors import game_view
+
+from .conftest import create_started_game, seat_users, state_of
+
+START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+NAMES = {0: "Alice", 1: "Bob"}
+PLACES = {"t8": "Fort", "t4": "Ruins"}
+
+
+def test_a_redistribution_is_logged_with_its_numbers_and_places() -> None:
+    """R43: "Alice redistributes: 2 knights from their castle to Fort; 1 knight from Fort to Ruins.", in the
+    reader's language, with the map's names for the places."""
+    ev = {
+        "type": "redistributed",
+        "seat": 0,
+        "moves": [{"from": "castle", "to": "t8", "knights": 2}, {"from": "t8", "to": "t4", "knights": 1}],
+    }
+    with translation.override("en"):
+        assert describe(ev, NAMES, PLACES) == (
+            "Alice redistributes: 2 knights from their castle to Fort; 1 knight from Fort to Ruins."
+        )
+    with translation.override("sv"):
+        swedish = describe(ev, NAMES, PLACES)
+    assert "Ruiner" in swedish and "2" in swedish and "redistributes" not in swedish
+
+
+def test_a_retreat_of_no_knights_is_not_logged() -> None:
+    """R76: a loser with no knights left retreats nothing, and the log says nothing about it."""
+    with translation.override("en"):
+        assert describe({"type": "retreat", "seat": 1, "knights": 0}, NAMES) == ""
+        assert (
+            describe({"type": "retreat", "seat": 1, "knights": 2}, NAMES)
+            == "Bob retreats 2 knights to their castle."
+        )
+
+
+@pytest.fixture
+def clock() -> Iterator[time_machine.Traveller]:
+    with time_machine.travel(START, tick=False) as traveller:
+        yield traveller
+
+
+@pytest.mark.django_db
+def test_a_timed_out_turn_is_named_in_the_log(clock: time_machine.Traveller) -> None:
+    """When a deadline passes and the server makes the timeout move, every player's log says so."""
+    game = create_started_game(humans=2, seed=5, time_control="live")
+    active = state_of(game).active
+    clock.shift(timedelta(hours=1, minutes=1))
+    assert services.deadlines_sweep() == 1
+    game.refresh_from_db()
+    users = seat_users(game)
+    name = users[active].display_name or str(users[active])
+    for user in users.values():
+        with translation.override("en"):
+            entry = game_view(game, user).log[0]
+        assert entry["lines"][0] == f"Time ran out for {name}: the timeout move was made for them."
