@@ -127,6 +127,10 @@ class User(AbstractUser):
             ),
         ]
 
+    def away_at(self, now: datetime) -> bool:
+        """Whether ``now`` falls in the user's away period (vacation): ``away_from <= now < away_until``."""
+        return bool(self.away_from and self.away_until and self.away_from <= now < self.away_until)
+
     def clean(self) -> None:
         """Model validation (``full_clean``): the away period is bounded (:func:`away_period_errors`).
 

@@ -25,6 +25,7 @@ urlpatterns = [
     path("games/<int:game_id>/join/<str:token>/", views.invite, name="invite"),
     path("games/<int:game_id>/leave/", views.lobby_action, {"action": "leave"}, name="leave"),
     path("games/<int:game_id>/bots/", views.lobby_action, {"action": "fill_bots"}, name="fill_bots"),
+    path("games/<int:game_id>/bot/", views.lobby_action, {"action": "add_bot"}, name="add_bot"),
     path("games/<int:game_id>/start/", views.lobby_action, {"action": "start"}, name="start"),
     path("games/<int:game_id>/cancel/", views.lobby_action, {"action": "cancel"}, name="cancel"),
     path("games/<int:game_id>/act/", views.act, name="act"),

@@ -47,7 +47,7 @@ def delay_until(user: User, now: datetime) -> datetime | None:
     quiet = quiet_until(user, now)
     if quiet is not None:
         ends.append(quiet)
-    if user.away_from and user.away_until and user.away_from <= now < user.away_until:
+    if user.away_at(now) and user.away_until is not None:
         ends.append(user.away_until)
     return max(ends) if ends else None
 

@@ -162,6 +162,33 @@ def game_cancel(*, game_id: int, user: User) -> None:
         game.delete()
 
 
+def _bot_seat(game: Game, seats: list[Seat]) -> Seat:
+    """A new bot seat for ``game`` named "Bot N" (N: how many bots the table has, this one included). The
+    name is kept in ``guest_name``, so the bot is called the same in the lobby and in the game, whatever
+    seat number the start draws for it (issue 16)."""
+    count = sum(1 for s in seats if s.is_bot) + 1
+    return Seat.objects.create(game=game, number=_free_number(seats), is_bot=True, guest_name=f"Bot {count}")
+
+
+def seat_add_bot(*, game_id: int, user: User) -> Seat:
+    """Add one bot to a lobby, keeping the other empty seats open for friends (creator only; issue 16).
+
+    Raises:
+        NotFound, Forbidden (not the creator), Conflict (started, or no seat is free).
+    """
+    with transaction.atomic():
+        game = _creator_lobby(
+            game_id,
+            user,
+            not_creator="only the creator can add bots",
+            started="this game has already started",
+        )
+        seats = list(game.seats.all())
+        if len(seats) >= game.players:
+            raise Conflict("this table is full")
+        return _bot_seat(game, seats)
+
+
 def seats_fill_with_bots(*, game_id: int, user: User) -> int:
     """Fill every empty seat of a lobby with a bot (creator only).
 
@@ -181,7 +208,7 @@ def seats_fill_with_bots(*, game_id: int, user: User) -> int:
         seats = list(game.seats.all())
         added = 0
         while len(seats) < game.players:
-            seats.append(Seat.objects.create(game=game, number=_free_number(seats), is_bot=True))
+            seats.append(_bot_seat(game, seats))
             added += 1
         return added
 

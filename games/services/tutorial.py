@@ -101,7 +101,7 @@ def tutorial_start(*, user: User) -> Game:
         )
         seats = [
             Seat.objects.create(game=game, number=0, user=user),
-            Seat.objects.create(game=game, number=1, is_bot=True),
+            Seat.objects.create(game=game, number=1, is_bot=True, guest_name="Bot 1"),
         ]
         records: list[ActionRecord] = []
         snapshots: list[tuple[int, engine.GameState]] = []

@@ -416,6 +416,7 @@ LOBBY_ACTIONS: dict[str, LobbyAction] = {
     "join": LobbyAction("seat_join", gettext_lazy("You joined the table."), token=True),
     "leave": LobbyAction("seat_leave", gettext_lazy("You left the table."), away=True),
     "fill_bots": LobbyAction("seats_fill_with_bots", gettext_lazy("Bots took the empty seats.")),
+    "add_bot": LobbyAction("seat_add_bot", gettext_lazy("A bot took a seat.")),
     "start": LobbyAction("game_start", gettext_lazy("The game has started.")),
     "cancel": LobbyAction("game_cancel", gettext_lazy("The table was cancelled."), away=True),
     "back": LobbyAction("seat_return", gettext_lazy("Welcome back: your seat is yours again.")),

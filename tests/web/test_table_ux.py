@@ -8,13 +8,16 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 import time_machine
-from django.utils import translation
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone, translation
 
 from games import services
 from games.log import describe
+from games.models import Game
 from games.selectors import game_view
 
-from .conftest import create_started_game, seat_users, state_of
+from .conftest import create_started_game, create_user, seat_users, state_of
 
 START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 NAMES = {0: "Alice", 1: "Bob"}
@@ -68,3 +71,47 @@ def test_a_timed_out_turn_is_named_in_the_log(clock: time_machine.Traveller) -> 
         with translation.override("en"):
             entry = game_view(game, user).log[0]
         assert entry["lines"][0] == f"Time ran out for {name}: the timeout move was made for them."
+
+
+@pytest.mark.django_db
+def test_every_page_says_while_a_vacation_applies() -> None:
+    """While the away period runs, every page says until when; before and after it, none does."""
+    user = create_user("away@example.com", display_name="Away")
+    client = Client()
+    client.force_login(user)
+    now = timezone.now()
+    user.away_from, user.away_until = now + timedelta(days=1), now + timedelta(days=3)
+    user.save()
+    assert "on vacation until" not in client.get(reverse("home")).content.decode()
+    user.away_from = now - timedelta(hours=1)
+    user.save()
+    for url in (reverse("home"), reverse("games:my_games"), reverse("games:rules")):
+        page = client.get(url).content.decode()
+        assert "on vacation until" in page and 'class="away-banner"' in page, url
+
+
+@pytest.mark.django_db
+def test_bots_can_be_added_one_seat_at_a_time_and_keep_their_names() -> None:
+    """The creator adds one bot, keeping the other seats open for friends; bots keep the name the lobby
+    showed ("Bot 1", "Bot 2") in the game, whatever seats the start draws for them."""
+    creator = create_user("creator@example.com", display_name="Creator")
+    game = services.game_create(user=creator, title="Table", players=4)
+    client = Client()
+    client.force_login(creator)
+    assert client.post(reverse("games:add_bot", args=[game.pk])).status_code == 302
+    assert [(s.is_bot, s.name) for s in game.seats.order_by("number")] == [
+        (False, "Creator"),
+        (True, "Bot 1"),
+    ]
+    lobby = client.get(reverse("games:detail", args=[game.pk])).content.decode()
+    assert "Bot 1" in lobby and "Add one bot" in lobby
+    friend = create_user("friend@example.com", display_name="Friend")
+    services.seat_join(game_id=game.pk, user=friend)
+    services.seat_add_bot(game_id=game.pk, user=creator)
+    with pytest.raises(services.Conflict):
+        services.seat_add_bot(game_id=game.pk, user=creator)
+    with pytest.raises(services.Forbidden):
+        services.seat_add_bot(game_id=game.pk, user=friend)
+    services.game_start(game_id=game.pk, user=creator, seed=3)
+    names = sorted(s.name for s in Game.objects.get(pk=game.pk).seats.all())
+    assert names == ["Bot 1", "Bot 2", "Creator", "Friend"]
