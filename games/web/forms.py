@@ -225,6 +225,8 @@ def _parse_bool(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _parse_move(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
+    if not _text(post, "to"):
+        raise PayloadError(_("Choose the territory to advance into."))
     return {"to": _text(post, "to"), "knights": _int(post.get("knights"), "knights")}
 
 
@@ -236,6 +238,10 @@ def _parse_moves(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
     for src, dst, n in zip(sources, dests, counts, strict=True):
         if not src.strip() and not dst.strip() and not n.strip():
             continue  # an unused row of the form
+        if not src.strip() or not dst.strip():
+            raise PayloadError(_("Choose where the knights come from and where they go."))
+        if src.strip() == dst.strip():
+            raise PayloadError(_("Choose two different places: the knights must go somewhere else."))
         moves.append({"from": src.strip(), "to": dst.strip(), "knights": _int(n, "knights")})
     return {"moves": moves}
 

@@ -13,7 +13,7 @@
   function setSelect(select, value) {
     if (!select) return false;
     for (var i = 0; i < select.options.length; i++) {
-      if (select.options[i].value === value) {
+      if (select.options[i].value === value && !select.options[i].disabled) {
         select.selectedIndex = i;
         select.dispatchEvent(new Event("change", { bubbles: true }));
         return true;
@@ -90,8 +90,34 @@
       pickTile(tile);
     }
   });
+  // Only the places a chosen source can send knights to stay on offer in "To" (issue 16: forms offer only
+  // moves that can be made); the server refuses the rest anyway, with the reason.
+  function syncRedistributeDests() {
+    var from = document.getElementById("redis-from");
+    var to = document.getElementById("redis-to");
+    if (!from || !to) return;
+    var chosen = from.options[from.selectedIndex];
+    var allowed = chosen && chosen.value ? (chosen.getAttribute("data-dests") || "").split(" ") : null;
+    for (var i = 0; i < to.options.length; i++) {
+      var option = to.options[i];
+      if (!option.value) continue;
+      option.disabled = allowed !== null && allowed.indexOf(option.value) < 0;
+      if (option.disabled && option.selected) to.selectedIndex = 0;
+    }
+  }
+
+  // Choosing in a form shows the place on the map too (and the map fills the form: pickTile).
+  function markFromForm(select) {
+    if (!select || !select.value) return;
+    var tile = document.querySelector('.tile[data-loc="' + select.value + '"], .tile[data-pos="' + select.value + '"]');
+    if (tile) markPicked(tile);
+  }
+
   document.addEventListener("change", function (event) {
-    if (event.target && event.target.id === "advance-to") syncAdvanceMax();
+    var id = event.target && event.target.id;
+    if (id === "advance-to") syncAdvanceMax();
+    if (id === "redis-from") syncRedistributeDests();
+    if (id === "advance-to" || id === "redis-from" || id === "redis-to") markFromForm(event.target);
   });
 
   function storageKey() {
@@ -125,11 +151,13 @@
 
   document.addEventListener("DOMContentLoaded", function () {
     syncAdvanceMax();
+    syncRedistributeDests();
     markUnseen();
     markTutorialTarget();
   });
   document.addEventListener("htmx:afterSettle", function () {
     syncAdvanceMax();
+    syncRedistributeDests();
     markTutorialTarget();
     var key = storageKey();
     var header = document.getElementById("game-header");

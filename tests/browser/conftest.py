@@ -322,7 +322,8 @@ class Player:
             self.advance_form.get_by_label("Advance into")
             .locator("option")
             .evaluate_all(
-                "os => os.map(o => ({value: o.value, label: o.textContent.trim(), max: +o.dataset.max}))"
+                "os => os.filter(o => o.value)"
+                ".map(o => ({value: o.value, label: o.textContent.trim(), max: +o.dataset.max}))"
             )
         )
         for option in options:

@@ -147,7 +147,8 @@ def test_two_users_sign_up_play_a_battle_with_a_response_window(
         sign_up(pages[name], email, name)
     for name, email in people.items():
         confirm_email(pages[name], confirmation_link(mail.outbox, email))
-        log_in(pages[name], email)
+        # confirming the address just signed up with logs in (issue 16): no second login
+        pages[name].goto("/games/")
         expect(pages[name].get_by_text("No games yet — create one or join an open table.")).to_be_visible()
 
     anna, bob = pages["Anna"], pages["Bob"]
@@ -293,6 +294,9 @@ def test_illegal_move_shows_the_reason_and_changes_nothing(web: Web) -> None:
     castle = int(
         page.locator("li.player.me dl.stats div").filter(has_text="Castle knights").locator("dd").inner_text()
     )
+    target = form.get_by_label("Advance into")
+    expect(target).to_have_value("")  # the form starts empty (issue 16): the player picks the target
+    target.select_option(index=1)
     game.refresh_from_db()
     seq, records = game.seq, ActionRecord.objects.filter(game=game).count()
     assert dora.seq() == seq
@@ -319,6 +323,7 @@ def test_illegal_move_shows_the_reason_and_changes_nothing(web: Web) -> None:
     game.refresh_from_db()
     assert (game.seq, ActionRecord.objects.filter(game=game).count()) == (seq, records)
 
+    form.get_by_label("Advance into").select_option(index=1)  # the refreshed form starts empty again
     form.get_by_label("Knights").fill("1")
     dora.submit(dora.decision.get_by_role("button", name="Advance", exact=True), "advance", "1 knight")
     assert dora.seq() > seq

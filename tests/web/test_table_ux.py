@@ -3,6 +3,7 @@ knights", and names a timed-out move."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
@@ -12,10 +13,11 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone, translation
 
-from games import services
+from games import engine, services
 from games.log import describe
 from games.models import Game
 from games.selectors import game_view
+from games.web.presenters.common import place_labels
 
 from .conftest import create_started_game, create_user, seat_users, state_of
 
@@ -115,3 +117,58 @@ def test_bots_can_be_added_one_seat_at_a_time_and_keep_their_names() -> None:
     services.game_start(game_id=game.pk, user=creator, seed=3)
     names = sorted(s.name for s in Game.objects.get(pk=game.pk).seats.all())
     assert names == ["Bot 1", "Bot 2", "Creator", "Friend"]
+
+
+@pytest.mark.parametrize("players", [3, 6])
+def test_every_place_has_a_name_of_its_own_and_never_an_id(players: int) -> None:
+    """Issue 16: forms and the map name places as the map does; a name that appears more than once says
+    where the tile lies ("Forest (north-west)", on the map "Forest NW"), so every label is unique, and no
+    label shows an internal id such as t12."""
+    state = engine.new_game({"players": players, "seed": 4, "options": engine.current_options()})
+    view = engine.view_for(state, 0)
+    with translation.override("en"):
+        labels = place_labels(view)
+    territories = [t for t in view["map"] if t["kind"] == "territory"]
+    assert set(labels) == {t["id"] for t in territories}
+    longs = [label for label, _short in labels.values()]
+    shorts = [short for _label, short in labels.values()]
+    assert len(set(longs)) == len(longs) and len(set(shorts)) == len(shorts)
+    counts = {str(t["name"]): sum(1 for u in territories if u["name"] == t["name"]) for t in territories}
+    assert any(n > 1 for n in counts.values()), "the seed should give a map with a repeated name"
+    for tile in territories:
+        label, short = labels[tile["id"]]
+        assert not re.search(r"\bt[0-9]+\b", label + short)
+        if counts[str(tile["name"])] == 1:
+            assert label == short == tile["name"]
+        else:
+            compass = "(north|south)(-(east|west))?|east|west"
+            assert re.fullmatch(rf"{tile['name']} \(({compass})( [0-9])?\)", label), label
+
+
+@pytest.mark.django_db
+def test_move_forms_start_empty_and_an_empty_or_same_place_move_is_refused_with_a_reason() -> None:
+    """The advance and redistribution forms start on "— choose —"; a form sent without a choice, or moving
+    knights to where they are, gets a 400 with a reason and changes nothing; labels carry no ids."""
+    game = create_started_game(humans=2, seed=5)
+    users = seat_users(game)
+    active = state_of(game).active
+    client = Client()
+    client.force_login(users[active])
+    page = client.get(reverse("games:detail", args=[game.pk])).content.decode()
+    advance = re.search(r'<select name="to" id="advance-to" required>(.*?)</select>', page, re.S)
+    assert advance is not None and re.match(r'<option value="" selected>', advance.group(1))
+    assert not re.search(r">[^<]*\bt[0-9]+\b[^<]*</option>", advance.group(1))
+    seq = game.seq
+    for data, reason in (
+        ({"type": "advance", "to": "", "knights": "1"}, "Choose the territory to advance into."),
+        (
+            {"type": "redistribute", "from": "castle", "to": "castle", "knights": "1"},
+            "Choose two different places: the knights must go somewhere else.",
+        ),
+    ):
+        response = client.post(
+            reverse("games:act", args=[game.pk]), {**data, "expected_seq": seq, "prompt_key": ""}
+        )
+        assert response.status_code == 400, data
+        assert reason in response.content.decode()
+    assert Game.objects.get(pk=game.pk).seq == seq

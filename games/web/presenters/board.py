@@ -10,7 +10,7 @@ from django.utils.translation import gettext as _
 
 from games import engine
 from games.engine import ActionType
-from games.web.presenters.common import actions_by_type, seat_style
+from games.web.presenters.common import actions_by_type, place_labels, seat_style
 
 #: Hex circumradius in SVG units (pointy-top axial layout: x = √3·(q + r/2), y = 1.5·r).
 HEX_SIZE = 46
@@ -80,7 +80,8 @@ def board_model(
     groups = actions_by_type(legal or [])
     targets = {str(a["to"]) for a in groups.get(ActionType.ADVANCE, [])}
     picks = _Picks(targets, _redistribution_locations(groups), seat)
-    tiles = [_tile(view, pos, names, picks) for pos in view["map"]]
+    places = place_labels(view)
+    tiles = [_tile(view, pos, names, picks, places) for pos in view["map"]]
     return {
         "tiles": tiles,
         "viewbox": _viewbox([_centre(pos) for pos in view["map"]]),
@@ -100,7 +101,13 @@ class _Picks:
         self.seat = seat
 
 
-def _tile(view: engine.View, pos: engine.TileView, names: dict[int, str], picks: _Picks) -> dict[str, Any]:
+def _tile(
+    view: engine.View,
+    pos: engine.TileView,
+    names: dict[int, str],
+    picks: _Picks,
+    places: dict[str, tuple[str, str]],
+) -> dict[str, Any]:
     """The map entry of one position (a lake, a castle or a territory)."""
     x, y = _centre(pos)
     tile: dict[str, Any] = {
@@ -113,6 +120,7 @@ def _tile(view: engine.View, pos: engine.TileView, names: dict[int, str], picks:
         "target": pos["id"] in picks.targets,
         "pickable": False,
         "disputed": bool(pos.get("disputed")),
+        "full_name": "",
     }
     if pos["kind"] == "lake":
         tile["label"] = _("Lake (%(id)s): cannot be entered; links the territories around it.") % {
@@ -121,7 +129,7 @@ def _tile(view: engine.View, pos: engine.TileView, names: dict[int, str], picks:
     elif pos["kind"] == "castle":
         _castle(tile, view, pos, names, picks)
     else:
-        _territory(tile, view, pos, names, picks)
+        _territory(tile, view, pos, names, picks, places.get(pos["id"], (str(pos.get("name", "")),) * 2))
     battle = view["battle"]
     if tile["disputed"] and battle is not None:
         attacker = battle["attacker"]
@@ -157,11 +165,13 @@ def _territory(
     pos: engine.TileView,
     names: dict[int, str],
     picks: _Picks,
+    place: tuple[str, str],
 ) -> None:
     owner = pos.get("owner")
     capacity = int(pos.get("capacity") or DEFAULT_CAPACITY)
     tile.update(
-        name=pos["name"],
+        name=place[1],
+        full_name=place[0],
         tile=pos["tile"],
         vp=pos["vp"],
         pips=range(int(pos["vp"] or 0)),
@@ -181,7 +191,7 @@ def _territory(
 def _territory_label(tile: dict[str, Any], pos: engine.TileView, capacity: int, names: dict[int, str]) -> str:
     """The screen-reader label of a territory: name, VP, capacity, owner, supply, dispute, target, text."""
     owner = pos.get("owner")
-    parts = [f"{pos['name']} ({pos['id']})", _("%(vp)s VP") % {"vp": pos["vp"]}]
+    parts = [tile["full_name"], _("%(vp)s VP") % {"vp": pos["vp"]}]
     if capacity != DEFAULT_CAPACITY:
         parts.append(_("capacity %(n)s") % {"n": capacity})
     if owner is None:

@@ -18,7 +18,7 @@ from games import engine
 from games.actions_ui import ACTION_KINDS, FormShape
 from games.engine import ActionType, PromptKind
 from games.selectors import GameView
-from games.web.presenters.common import actions_by_type, card_label
+from games.web.presenters.common import actions_by_type, card_label, place_labels
 from games.web.presenters.why_not import why_not
 
 PROMPT_HEADLINES: dict[str, Any] = {
@@ -44,12 +44,14 @@ PROMPT_HEADLINES: dict[str, Any] = {
 @dataclass(frozen=True, slots=True)
 class _Context:
     """What the form builders read: the viewer's ``view``, seat ``me`` (``None``: spectator), ``names``
-    (seat -> name) and ``hand`` (card id -> card of the viewer's hand)."""
+    (seat -> name), ``hand`` (card id -> card of the viewer's hand) and ``places`` (territory id ->
+    (label, short), :func:`~games.web.presenters.common.place_labels`)."""
 
     view: engine.View
     me: int | None
     names: dict[int, str]
     hand: dict[str, engine.CardView]
+    places: dict[str, tuple[str, str]]
 
     def name(self, seat: Any) -> str:
         """The name of a seat number (``"?"`` when unknown)."""
@@ -64,16 +66,18 @@ def _artefact_owner(view: engine.View, art_id: str) -> tuple[int | None, str]:
     return None, art_id
 
 
-def _location_label(view: engine.View, seat: int | None, loc: str) -> str:
+def _location_label(ctx: _Context, loc: str) -> str:
+    """A redistribution place as the map names it, with the viewer's knights there: "Your castle (4
+    knights)", "Forest (north-west) (2 knights)" (issue 16: never an internal id)."""
+    view, seat = ctx.view, ctx.me
     if loc == "castle":
         knights = view["players"][seat]["castle_knights"] if seat is not None else 0
         return _("Castle (%(n)s knights)") % {"n": knights}
     tile = next((t for t in view["map"] if t["id"] == loc), None)
     if tile is None:
         return loc
-    return _("%(name)s %(id)s (%(n)s knights)") % {
-        "name": tile.get("name", ""),
-        "id": loc,
+    return _("%(name)s (%(n)s knights)") % {
+        "name": ctx.places.get(loc, (str(tile.get("name", loc)), ""))[0],
         "n": tile.get("knights", 0),
     }
 
@@ -137,8 +141,15 @@ def _redistribute_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
     sources = _unique(m["from"] for m in moves)
     dests = _unique(m["to"] for m in moves)
     return {
-        "sources": [{"value": s, "label": _location_label(view, me, s)} for s in sources],
-        "dests": [{"value": d, "label": _location_label(view, me, d)} for d in dests],
+        "sources": [
+            {
+                "value": s,
+                "label": _location_label(ctx, s),
+                "dests": " ".join(_unique(m["to"] for m in moves if m["from"] == s)),
+            }
+            for s in sources
+        ],
+        "dests": [{"value": d, "label": _location_label(ctx, d)} for d in dests],
         "max": max(
             [view["players"][me]["castle_knights"] if me is not None else 1]
             + [int(t.get("knights", 0)) for t in view["map"] if t["id"] in sources]
@@ -163,11 +174,11 @@ def _advance_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
         who = ctx.name(owner) if owner is not None else _("uncontrolled")
         if tile is not None and castle:
             who = ctx.name(tile.get("seat", -1))
-        name = tile.get("name", to) if tile is not None else to
+        name = ctx.places.get(to, (str(tile.get("name", to)) if tile is not None else to, ""))[0]
         options.append(
             {
                 "value": to,
-                "label": f"{name} {to} — {who}",
+                "label": f"{name} — {who}",
                 "max": most,
                 "battle": owner is not None or castle,
             }
@@ -273,7 +284,7 @@ def decision_forms(gv: GameView, names: dict[int, str]) -> dict[str, Any]:
     assert view is not None
     me = gv.seat
     hand = {c["id"]: c for c in view["players"][me].get("hand", [])} if me is not None else {}
-    ctx = _Context(view, me, names, hand)
+    ctx = _Context(view, me, names, hand, place_labels(view))
     groups = actions_by_type(gv.legal)
     forms: dict[str, Any] = {}
     for kind in ACTION_KINDS.values():
