@@ -149,16 +149,75 @@
     if (target) target.classList.add("tutorial-target");
   }
 
+  // Focus and announcements (issue 16). A submit from the decision panel remembers which form sent it;
+  // when the new decision has arrived, focus returns to that form's first control if the form is still
+  // offered (a refused move, a further redistribution), else to the decision's heading, so a keyboard
+  // player goes on from there without tabbing through the page. A poll that replaces the panel moves
+  // focus only if it was inside the panel (it would otherwise be lost). The panel's headline is read out
+  // by a live region outside it, which, unlike the swapped panel, stays in the page.
+  var usedForm = null;
+  var focusWasInDecision = false;
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var form = event.target.closest && event.target.closest("#decision form[data-act]");
+    usedForm = form ? form.getAttribute("data-act") : null;
+  });
+  document.addEventListener("htmx:beforeSwap", function () {
+    var decision = document.getElementById("decision");
+    focusWasInDecision = !!(decision && decision.contains(document.activeElement));
+  });
+
+  function announceDecision() {
+    var announcer = document.getElementById("decision-announcer");
+    var decision = document.getElementById("decision");
+    if (!announcer || !decision) return;
+    var parts = [];
+    decision.querySelectorAll("[role=alert], .headline, .waiting, .tutorial-text").forEach(function (el) {
+      parts.push(el.textContent.trim());
+    });
+    announcer.textContent = parts.join(" ");
+  }
+
+  function focusDecision() {
+    var decision = document.getElementById("decision");
+    if (!decision) return;
+    var target = null;
+    if (usedForm) {
+      var form = decision.querySelector('form[data-act="' + usedForm + '"]');
+      if (form) target = form.querySelector("select, input:not([type=hidden]), button");
+    }
+    if (!target) target = document.getElementById("h-decision");
+    if (target) target.focus();
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     syncAdvanceMax();
     syncRedistributeDests();
     markUnseen();
     markTutorialTarget();
+    handledDecision = document.getElementById("decision");
   });
+  var handledDecision = null;
+  function onDecisionReplaced() {
+    var decision = document.getElementById("decision");
+    if (!decision || decision === handledDecision) return;
+    handledDecision = decision;
+    announceDecision();
+    if (usedForm !== null || focusWasInDecision) focusDecision();
+    usedForm = null;
+    focusWasInDecision = false;
+  }
+  // a poll brings the panel out of band; an answer to a submit as the main swap
+  document.addEventListener("htmx:oobAfterSwap", function (event) {
+    var swapped = event.detail && event.detail.target;
+    if (swapped && swapped.id === "decision") window.setTimeout(onDecisionReplaced, 0);
+  });
+
   document.addEventListener("htmx:afterSettle", function () {
     syncAdvanceMax();
     syncRedistributeDests();
     markTutorialTarget();
+    onDecisionReplaced();
     var key = storageKey();
     var header = document.getElementById("game-header");
     if (key && header) {

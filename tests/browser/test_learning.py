@@ -124,3 +124,38 @@ def test_the_game_page_tile_panel_opens_on_focus(web: Web) -> None:
     page.locator("#tile-t2").focus()
     expect(page.locator("#tile-about")).to_contain_text("City")
     expect(page.locator("#tile-about")).to_contain_text("the defender gets +1")
+
+
+def test_focus_stays_with_the_decision_after_each_step(web: Web) -> None:
+    """Issue 16: a keyboard player presses a decision button; after the swap the focus is in the new
+    decision (on the heading, or on the form used if it is still offered) and the live region outside the
+    panel reads the new headline, so the next Tab reaches the next decision's controls, not the page top."""
+    user = create_user("keys@example.com", display_name="Keys")
+    page = login_context(web, user).new_page()
+    page.goto("/")
+    page.get_by_role("button", name="Guided first game").click()
+    button = page.get_by_role("button", name="Play Call to Arms (+2 knights)")
+    button.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#tutorial-hint")).to_contain_text("step 3 of 7")
+    page.wait_for_function(SETTLED)
+    assert page.evaluate("document.getElementById('decision').contains(document.activeElement)")
+    assert page.evaluate("document.activeElement.id") == "h-decision"
+    expect(page.locator("#decision-announcer")).to_contain_text("Step 3")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.getElementById('decision').contains(document.activeElement)")
+    # a refused move keeps the focus on the form that was used
+    page.get_by_role("button", name="Use the Crown of Vitality").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function(SETTLED)
+    expect(page.locator("#tutorial-hint")).to_contain_text("Crown of Vitality")
+    page.locator("#redis-from").select_option("castle")
+    page.locator("#redis-to").select_option("t1")
+    page.locator("#redis-knights").fill("5")  # the Forest holds 6 at most: refused
+    page.locator("#redis-knights").evaluate("el => el.removeAttribute('max')")
+    page.locator("#redistribute-form button[type=submit]").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#decision [role=alert]")).to_be_visible()
+    page.wait_for_function(SETTLED)
+    assert page.evaluate("document.activeElement.closest('#redistribute-form') !== null")
+    web.assert_clean()
