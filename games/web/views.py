@@ -60,6 +60,7 @@ from games.web.forms import (
     json_loads_strict,
 )
 from games.web.presenters import page_model, rating_chart
+from games.web.presenters.confirm import confirmation
 from games.web.presenters.rules import rules_model
 
 #: The partials of the game page, in page order; each is also served alone at /games/<id>/partial/<name>/.
@@ -342,6 +343,10 @@ def act(request: HttpRequest, game_id: int) -> HttpResponseBase:
         payload, expected_seq, prompt_key = action_payload(request.POST)
     except PayloadError as exc:
         return _refused(request, game, 400, str(exc))
+    if request.POST.get("confirmed") != "1":
+        asked = _ask_first(request, game, payload)
+        if asked is not None:
+            return asked
     try:
         services.action_submit(
             game_id=game.pk,
@@ -367,6 +372,29 @@ def act(request: HttpRequest, game_id: int) -> HttpResponseBase:
     assert fresh is not None
     context = _context(request, game_view(fresh, request.user), last_seen=game.seq)
     return HttpResponse(_partials(request, context, "decision"))
+
+
+def _ask_first(request: HttpRequest, game: Game, payload: dict[str, Any]) -> HttpResponse | None:
+    """The decision panel asking to confirm an act that cannot be taken back (issue 16), with a form that
+    posts the same fields again plus ``confirmed=1``; ``None`` when the act needs no confirmation. Nothing
+    is applied. Works without JavaScript (the whole page) and with htmx (the panel)."""
+    gv = game_view(game, request.user, with_log=False)
+    if gv.view is None or gv.seat is None:
+        return None
+    context = _context(request, gv)
+    question = confirmation(context["page"].view, payload)
+    if question is None:
+        return None
+    fields = [
+        (name, value)
+        for name, values in request.POST.lists()
+        if name not in ("csrfmiddlewaretoken", "confirmed")
+        for value in values
+    ]
+    context["confirm"] = {**question, "fields": fields}
+    if _is_htmx(request):
+        return render(request, f"{DETAIL_TEMPLATE}#decision", context)
+    return render(request, DETAIL_TEMPLATE, context)
 
 
 def _refused(request: HttpRequest, game: Game | int, status: int, message: str) -> HttpResponse:

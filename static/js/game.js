@@ -190,11 +190,23 @@
     if (target) target.focus();
   }
 
+  // On a phone the map pans sideways: start with the viewer's castle (or an advance target) in view.
+  function centreMap() {
+    var board = document.getElementById("board");
+    if (!board || board.scrollWidth <= board.clientWidth) return;
+    var tile = board.querySelector('.tile.target, .tile[data-loc="castle"]');
+    if (!tile) return;
+    var boardBox = board.getBoundingClientRect();
+    var tileBox = tile.getBoundingClientRect();
+    board.scrollLeft += tileBox.left + tileBox.width / 2 - (boardBox.left + boardBox.width / 2);
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     syncAdvanceMax();
     syncRedistributeDests();
     markUnseen();
     markTutorialTarget();
+    centreMap();
     handledDecision = document.getElementById("decision");
   });
   var handledDecision = null;

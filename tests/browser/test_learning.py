@@ -28,6 +28,9 @@ def _follow(page: Page, hint: Any) -> None:
     target = hint.get_attribute("data-target")
     fill = json.loads(hint.get_attribute("data-fill") or "{}")
     assert target, hint.inner_text()
+    if target == "#confirm-yes":  # an act that cannot be taken back asks first (issue 16)
+        page.locator(target).click()
+        return
     form = page.locator(target).first
     if target == "#redistribute-form":
         form.locator("#redis-from").select_option(fill["from"])

@@ -257,7 +257,9 @@ def test_ending_a_turn_on_the_page_emails_the_next_player_only(
     sent.clear()
     client.force_login(users[active])
     response = writes(
-        lambda: client.post(f"/games/{game.pk}/act/", {"type": "end_turn", "expected_seq": game.seq})
+        lambda: client.post(
+            f"/games/{game.pk}/act/", {"type": "end_turn", "expected_seq": game.seq, "confirmed": "1"}
+        )
     )
     assert response.status_code == 302
     [only] = received(sent)

@@ -91,9 +91,13 @@ def opponent_of(game: Game, user: User) -> User:
     return next(s.user for s in fresh.seats.all() if s.user is not None and s.user.pk != user.pk)
 
 
-def form_data(payload: dict[str, Any], seq: int, key: str = "") -> dict[str, Any]:
-    """The decision form fields that post ``payload`` (the inverse of ``games.web.forms.action_payload``)."""
+def form_data(payload: dict[str, Any], seq: int, key: str = "", *, confirmed: bool = True) -> dict[str, Any]:
+    """The decision form fields that post ``payload`` (the inverse of ``games.web.forms.action_payload``).
+    ``confirmed``: as the confirmation step posts them (an act that cannot be taken back asks first, issue
+    16; ``tests/web/test_table_ux.py`` tests that step)."""
     data: dict[str, Any] = {"type": payload["type"], "expected_seq": seq, "prompt_key": key}
+    if confirmed:
+        data["confirmed"] = "1"
     kind = payload["type"]
     if kind == "advance":
         data.update(to=payload["to"], knights=payload["knights"])

@@ -76,7 +76,7 @@ def test_an_htmx_submit_passes_through_at_most_five_project_modules(
     try:
         response = client.post(
             f"/games/{game.pk}/act/",
-            {"type": "end_turn", "expected_seq": game.seq},
+            {"type": "end_turn", "expected_seq": game.seq, "confirmed": "1"},
             HTTP_HX_REQUEST="true",
         )
     finally:

@@ -18,6 +18,7 @@ from games.log import describe
 from games.models import Game
 from games.selectors import game_view
 from games.web.presenters.common import place_labels
+from games.web.presenters.confirm import confirmation
 
 from .conftest import create_started_game, create_user, seat_users, state_of
 
@@ -172,3 +173,48 @@ def test_move_forms_start_empty_and_an_empty_or_same_place_move_is_refused_with_
         assert response.status_code == 400, data
         assert reason in response.content.decode()
     assert Game.objects.get(pk=game.pk).seq == seq
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("htmx", [True, False], ids=["htmx", "no-js"])
+def test_ending_a_turn_with_a_manoeuvre_unused_asks_first(htmx: bool) -> None:
+    """Issue 16: "End my turn" with the manoeuvre unused shows a question and changes nothing; its "Yes"
+    form posts the same fields with ``confirmed`` and ends the turn; "No" goes back. Without JavaScript
+    the whole page carries the question."""
+    game = create_started_game(humans=2, seed=5)
+    users = seat_users(game)
+    client = Client()
+    client.force_login(users[state_of(game).active])
+    headers = {"HX-Request": "true"} if htmx else {}
+    url = reverse("games:act", args=[game.pk])
+    asked = client.post(
+        url, {"type": "end_turn", "expected_seq": game.seq, "prompt_key": ""}, headers=headers
+    )
+    body = asked.content.decode()
+    assert asked.status_code == 200
+    assert "End your turn with 1 manoeuvre unused?" in body and 'name="confirmed" value="1"' in body
+    assert ("<html" in body) is not htmx
+    assert 'id="confirm-no"' in body
+    assert Game.objects.get(pk=game.pk).seq == game.seq
+    fields = dict(re.findall(r'<input type="hidden" name="([a-z_]+)" value="([^"]*)">', body))
+    assert fields["type"] == "end_turn" and fields["expected_seq"] == str(game.seq)
+    done = client.post(url, fields, headers=headers)
+    assert done.status_code == (200 if htmx else 302)
+    assert Game.objects.get(pk=game.pk).seq == game.seq + 1
+
+
+def test_tactical_advance_and_fracture_ask_first_and_a_used_manoeuvre_does_not() -> None:
+    """Playing Tactical Advance or Fracture (in a free window or a response window) asks first; ending the
+    turn after the manoeuvre was used does not."""
+    state = engine.new_game({"players": 2, "seed": 4, "options": engine.current_options()})
+    view = engine.view_for(state, state.active)
+    with translation.override("en"):
+        assert confirmation(view, {"type": "tactical_advance"}) is not None
+        art = view["players"][1 - state.active]["artefacts"][0]
+        asked = confirmation(view, {"type": "fracture", "target": art["id"]})
+        assert asked is not None and art["name"] in asked["question"]
+        assert confirmation(view, {"type": "respond", "fracture": [art["id"]]}) is not None
+        assert confirmation(view, {"type": "respond", "fracture": []}) is None
+        assert confirmation(view, {"type": "call_to_arms"}) is None
+        used = dict(view, manoeuvres_left=0)
+        assert confirmation(used, {"type": "end_turn"}) is None  # type: ignore[arg-type]

@@ -75,7 +75,8 @@ def board_model(
 
     Returns:
         ``{"tiles": [tile dict per position], "viewbox": str, "seats": [seat_style per seat],
-        "choosing": bool, "prefix": str, "interactive": bool}`` (coordinates in SVG units).
+        "choosing": bool, "prefix": str, "interactive": bool, "width": int}`` (coordinates and width in SVG
+        units).
     """
     groups = actions_by_type(legal or [])
     targets = {str(a["to"]) for a in groups.get(ActionType.ADVANCE, [])}
@@ -84,7 +85,10 @@ def board_model(
     tiles = [_tile(view, pos, names, picks, places) for pos in view["map"]]
     return {
         "tiles": tiles,
-        "viewbox": _viewbox([_centre(pos) for pos in view["map"]]),
+        "viewbox": (viewbox := _viewbox([_centre(pos) for pos in view["map"]])),
+        # the map's own width in SVG units: a phone shows it at least 1.15 px per unit, so its 10.5-unit
+        # labels stay at 12 CSS px or more, and pans sideways (issue 16)
+        "width": round(float(viewbox.split()[2])),
         "seats": [seat_style(view, p["seat"]) for p in view["players"]],
         "choosing": bool(picks.targets or picks.redistribution),
         "prefix": prefix,

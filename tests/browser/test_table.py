@@ -1,0 +1,80 @@
+"""Issue 16 in a real browser: the game page on a phone (no sideways overflow, the map right under the
+decision, labels of 12 CSS px or more, tap for details) and moves made by tapping the map."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import PHONE, Web, login_context
+from tests.browser.test_accessibility import SERIOUS, axe_violations, describe
+from tests.web.conftest import create_user
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SETTLED = "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')"
+
+#: Elements whose right edge passes the screen's (the map pans inside its own scroll box).
+OVERFLOW = """() => [...document.querySelectorAll('main *')]
+    .filter(el => !el.closest('#board') && el.getBoundingClientRect().right > window.innerWidth + 1)
+    .map(el => el.tagName + (el.id ? '#' + el.id : '') + '.' + el.className)"""
+
+
+def test_the_phone_layout_fits_and_the_map_follows_the_decision(web: Web) -> None:
+    """390 px wide: nothing but the map's own scroll box is wider than the screen, the map starts right
+    under the decision panel, its labels are at least 12 CSS px high, a tap on a tile shows its details,
+    and axe finds no serious violation."""
+    user = create_user("phone@example.com", display_name="Phone")
+    ctx = web.browser.new_context(base_url=web.base_url, viewport=PHONE, has_touch=True)  # type: ignore[arg-type]
+    web.contexts.append(ctx)
+    ctx.add_cookies(login_context(web, user).cookies())
+    page = ctx.new_page()
+    page.goto("/")
+    page.get_by_role("button", name="Guided first game").click()
+    expect(page.locator("#decision")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    assert page.evaluate(OVERFLOW) == []
+    gap = page.evaluate(
+        "document.getElementById('board').getBoundingClientRect().top"
+        " - document.getElementById('decision').getBoundingClientRect().bottom"
+    )
+    assert 0 <= gap <= 40, f"the map starts {gap}px below the decision"
+    smallest = page.evaluate(
+        "Math.min(...[...document.querySelectorAll('#board .t-name, #board .t-cap, #board .badge-text')]"
+        ".map(e => e.getBoundingClientRect().height))"
+    )
+    assert smallest >= 12, f"a map label is {smallest}px high"
+    expect(page.locator(".map-hint")).to_be_visible()
+    page.locator("#tile-t2").tap()
+    expect(page.locator("#tile-about")).to_contain_text("City")
+    serious = [v for v in axe_violations(page) if v["impact"] in SERIOUS]
+    assert not serious, describe(serious)
+    web.assert_clean()
+
+
+def test_a_redistribution_and_an_advance_by_map_taps(web: Web) -> None:
+    """Tapping your castle then the Forest fills the redistribution form (from, to); after it, tapping the
+    City fills the advance form; the form and the map stay in step."""
+    user = create_user("taps@example.com", display_name="Taps")
+    ctx = web.browser.new_context(base_url=web.base_url, viewport=PHONE, has_touch=True)  # type: ignore[arg-type]
+    web.contexts.append(ctx)
+    ctx.add_cookies(login_context(web, user).cookies())
+    page = ctx.new_page()
+    page.goto("/")
+    page.get_by_role("button", name="Guided first game").click()
+    page.locator("#tile-t0").tap()
+    expect(page.locator("#redis-from")).to_have_value("castle")
+    page.locator("#tile-t1").tap()
+    expect(page.locator("#redis-to")).to_have_value("t1")
+    expect(page.locator("#tile-t1")).to_have_class(re.compile(r"\bpicked\b"))
+    page.locator("#redis-knights").fill("2")
+    page.locator("#redistribute-form button[type=submit]").tap()
+    page.wait_for_function(SETTLED)
+    expect(page.locator("#advance-form")).to_be_visible()
+    page.locator("#tile-t2").tap()
+    expect(page.locator("#advance-to")).to_have_value("t2")
+    page.locator("#advance-to").select_option("t7")  # the form leads, the map follows
+    expect(page.locator("#tile-t7")).to_have_class(re.compile(r"\bpicked\b"))
+    web.assert_clean()
