@@ -106,12 +106,16 @@ class Web:
     contexts: list[BrowserContext] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
-    def context(self, viewport: dict[str, int] | None = None, storage_state: Any = None) -> BrowserContext:
-        """A fresh browser context (its own cookies) with ``base_url`` set to the live server."""
+    def context(
+        self, viewport: dict[str, int] | None = None, storage_state: Any = None, has_touch: bool = False
+    ) -> BrowserContext:
+        """A fresh browser context (its own cookies) with ``base_url`` set to the live server; ``has_touch``
+        for taps (a phone)."""
         ctx = self.browser.new_context(
             base_url=self.base_url,
             viewport=viewport or DESKTOP,  # type: ignore[arg-type]
             storage_state=storage_state,
+            has_touch=has_touch,
             locale="en-GB",
             timezone_id="UTC",
         )
@@ -204,14 +208,16 @@ def log_in(page: Page, email: str, password: str = PASSWORD) -> None:
     expect(page.get_by_role("heading", name="My games", level=1)).to_be_visible()
 
 
-def login_context(web: Web, user: Any, viewport: dict[str, int] | None = None) -> BrowserContext:
+def login_context(
+    web: Web, user: Any, viewport: dict[str, int] | None = None, has_touch: bool = False
+) -> BrowserContext:
     """A browser context already logged in as ``user`` (the session cookie of Django's test client's
     ``force_login``), for tests about something other than logging in."""
     from django.test import Client
 
     client = Client()
     client.force_login(user)
-    ctx = web.context(viewport)
+    ctx = web.context(viewport, has_touch=has_touch)
     ctx.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": web.base_url}])
     return ctx
 

@@ -27,10 +27,7 @@ def test_the_phone_layout_fits_and_the_map_follows_the_decision(web: Web) -> Non
     under the decision panel, its labels are at least 12 CSS px high, a tap on a tile shows its details,
     and axe finds no serious violation."""
     user = create_user("phone@example.com", display_name="Phone")
-    ctx = web.browser.new_context(base_url=web.base_url, viewport=PHONE, has_touch=True)  # type: ignore[arg-type]
-    web.contexts.append(ctx)
-    ctx.add_cookies(login_context(web, user).cookies())
-    page = ctx.new_page()
+    page = login_context(web, user, PHONE, has_touch=True).new_page()
     page.goto("/")
     page.get_by_role("button", name="Guided first game").click()
     expect(page.locator("#decision")).to_be_visible()
@@ -58,10 +55,7 @@ def test_a_redistribution_and_an_advance_by_map_taps(web: Web) -> None:
     """Tapping your castle then the Forest fills the redistribution form (from, to); after it, tapping the
     City fills the advance form; the form and the map stay in step."""
     user = create_user("taps@example.com", display_name="Taps")
-    ctx = web.browser.new_context(base_url=web.base_url, viewport=PHONE, has_touch=True)  # type: ignore[arg-type]
-    web.contexts.append(ctx)
-    ctx.add_cookies(login_context(web, user).cookies())
-    page = ctx.new_page()
+    page = login_context(web, user, PHONE, has_touch=True).new_page()
     page.goto("/")
     page.get_by_role("button", name="Guided first game").click()
     page.locator("#tile-t0").tap()
