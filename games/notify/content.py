@@ -97,7 +97,8 @@ def content_for(n: Notification, user: User, now: datetime, prompt: Prompt | Non
     gv = game_view(game, user)
     c = _body(n, gv, game.title)
     game_url = absolute_url(reverse("games:detail", args=[game.pk]) + "#decision")
-    c.links.insert(0, (_("Open the game"), game_url))
+    if n.kind != Notification.Kind.FINISHED:  # the game-over email links the result and the replay itself
+        c.links.insert(0, (_("Open the game"), game_url))
     if n.kind in DECISION_KINDS and prompt is not None:
         c.deadline = _when(user, prompt.deadline_at, now)
         link = link_for_prompt(prompt.kind)
@@ -166,12 +167,18 @@ def _started(gv: GameView, view: engine.View, title: str) -> EmailContent:
 
 
 def _finished(gv: GameView, view: engine.View, title: str) -> EmailContent:
-    """The email that a game is over: the winners and the recipient's place and VP."""
+    """The email that a game is over: the winners, the recipient's place and VP, and links to the result
+    and the replay (issue 16)."""
     winners = ", ".join(gv.names.get(w, "?") for w in view["winners"])
     c = EmailContent(
         _("“%(title)s” is over") % {"title": title},
         _("“%(title)s” is over. Winner: %(winners)s.") % {"title": title, "winners": winners},
     )
+    game = gv.game
+    c.links += [
+        (_("See the result"), absolute_url(reverse("games:detail", args=[game.pk]) + "#result")),
+        (_("Watch the replay"), absolute_url(reverse("games:replay", args=[game.pk]))),
+    ]
     mine = next((s for s in gv.seats if s.number == gv.seat), None)
     if mine is not None and mine.final_rank is not None:
         c.details.append(

@@ -14,7 +14,7 @@ from django.utils import timezone
 from accounts.models import User
 from games import services
 from games.actions_ui import EMAIL_LINKS
-from games.models import Game, Notification
+from games.models import Game, Notification, Prompt
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +95,18 @@ def absolute_url(path: str) -> str:
     """The absolute URL of a site path (``"/games/3/"`` -> ``"https://example.org/games/3/"``), from
     ``settings.SITE_URL``."""
     return settings.SITE_URL.rstrip("/") + path
+
+
+def link_still_open(n: Notification, action: str) -> bool:
+    """Whether the decision an email link answers is still waiting for its seat (a "back" link always is
+    until used): the game is running and the prompt row of its key is still there (issue 16: a passed
+    decision says so at once, without a confirmation page first)."""
+    if action == BACK:
+        return True
+    game = n.game
+    if game is None or n.seat is None or game.status != Game.Status.ACTIVE:
+        return False
+    return Prompt.objects.filter(game=game, seat=n.seat, key=n.prompt_key).exists()
 
 
 def link_act(token: str) -> tuple[Game, str]:

@@ -502,9 +502,10 @@ _LINK_ERRORS: dict[str, tuple[int, Any]] = {
 @require_http_methods(["GET", "POST"])
 def email_link(request: HttpRequest, token: str) -> HttpResponse:
     """A signed single-use link from an email (issue 4 "Act from the email"). GET only shows what the
-    link would do, with a confirmation button (mail scanners prefetch links); the POST acts, without a
-    login but only for the one answer the link names. An invalid (400), expired or used (410) link says
-    so and does nothing; a decision already made or refused by the rules is shown and changes nothing."""
+    link would do, with a confirmation button (mail scanners prefetch links), or at once that the decision
+    has passed (410); the POST acts, without a login but only for the one answer the link names. An invalid
+    (400), expired or used (410) link says so and does nothing; a decision already made or refused by the
+    rules is shown and changes nothing."""
     try:
         n, action = notify_links.link_load(token)
     except notify_links.LinkError as exc:
@@ -512,6 +513,9 @@ def email_link(request: HttpRequest, token: str) -> HttpResponse:
         return render(request, "games/email_link.html", {"error": text}, status=status)
     assert n.game is not None
     context: dict[str, Any] = {"game": n.game, "label": notify_content.link_label(action), "token": token}
+    if request.method == "GET" and not notify_links.link_still_open(n, action):
+        gone = service_message(services.Conflict("this decision has already been made"))
+        return render(request, "games/email_link.html", {"error": gone, **context}, status=410)
     if request.method == "POST":
         try:
             notify_links.link_act(token)

@@ -315,7 +315,8 @@ def test_every_move_emails_exactly_the_newly_asked_seats_except_the_mover(
 @pytest.mark.django_db
 def test_game_over_emails_every_seated_human_once(sent: list[EmailMessage], writes: Writes) -> None:
     """A 3-player game played to its end (R103): each player gets exactly one "game over" email, the last
-    email of the game, naming the winner and their own final place and VP."""
+    email of the game, naming the winner and their own final place and VP, with links to the result and
+    the replay."""
     game = writes(lambda: create_started_game(humans=3, seed=2))
     users = seat_users(game)
     for _ in range(2000):
@@ -331,6 +332,8 @@ def test_game_over_emails_every_seated_human_once(sent: list[EmailMessage], writ
         mine = next(s for s in seats.values() if s.user is not None and s.user.email == r.to)
         assert f"is over. Winner: {winners}." in r.text
         assert f"You finished in place {mine.final_rank} with {mine.final_vp} VP." in r.text
+        # issue 16: the game-over email links to the result and to the replay
+        assert f"/games/{game.pk}/#result" in r.text and f"/games/{game.pk}/replay/" in r.text
     assert over == received(sent)[-3:]  # nothing follows the end
 
 
@@ -1109,7 +1112,11 @@ class EmailChecker:
             if path.startswith(("/e/", "/unsubscribe/")):
                 response = self.anonymous.get(path)  # no login needed
             else:
-                assert path in (f"/games/{self.game.pk}/", "/accounts/profile/"), path
+                assert path in (
+                    f"/games/{self.game.pk}/",
+                    f"/games/{self.game.pk}/replay/",
+                    "/accounts/profile/",
+                ), path
                 response = self.client_for(user).get(path)
             assert response.status_code == 200, (path, response.status_code)
 
@@ -1211,9 +1218,9 @@ def test_a_signed_link_acts_once_on_post_only_without_login(sent: list[EmailMess
 def test_expired_tampered_and_decided_links_do_nothing(
     sent: list[EmailMessage], writes: Writes, clock: time_machine.Traveller
 ) -> None:
-    """A tampered token is refused (400); a link for a decision already made on the page says so (409) and
-    stays unused; a link older than ``EMAIL_LINK_MAX_AGE`` has expired (410). None of them changes the
-    game."""
+    """A tampered token is refused (400); a link for a decision already made on the page says so (409 on
+    POST; 410 at once on GET, with no confirmation form) and stays unused; a link older than
+    ``EMAIL_LINK_MAX_AGE`` has expired (410). None of them changes the game."""
     game = writes(lambda: create_started_game(humans=3, seed=5))
     [first_mail] = [r for r in received(sent) if r.kind == "turn"]
     url = link(first_mail, "End my turn")
@@ -1231,6 +1238,10 @@ def test_expired_tampered_and_decided_links_do_nothing(
     decided = db_fingerprint(game.pk)
     response = anonymous.post(url)
     assert response.status_code == 409 and "already been made" in response.content.decode()
+    # issue 16: opening the link says so at once, without a confirmation page first
+    opened = anonymous.get(url)
+    assert opened.status_code == 410 and "already been made" in opened.content.decode()
+    assert "<form" not in opened.content.decode().split("<main", 1)[1].split("</main>", 1)[0]
     assert db_fingerprint(game.pk) == decided
     assert Notification.objects.get(pk=first_mail.row.pk).link_used_at is None
 

@@ -16,7 +16,9 @@ from django.utils import timezone, translation
 from games import engine, services
 from games.log import describe
 from games.models import Game
-from games.selectors import game_view
+from games.rulebook import battle_frames, opening_state
+from games.selectors import GameView, game_view
+from games.web.presenters import status_model
 from games.web.presenters.common import place_labels
 from games.web.presenters.confirm import confirmation
 
@@ -218,3 +220,15 @@ def test_tactical_advance_and_fracture_ask_first_and_a_used_manoeuvre_does_not()
         assert confirmation(view, {"type": "call_to_arms"}) is None
         used = dict(view, manoeuvres_left=0)
         assert confirmation(used, {"type": "end_turn"}) is None  # type: ignore[arg-type]
+
+
+def test_the_turn_overview_marks_exactly_the_current_step() -> None:
+    """R26: one step is current: 2 in the free window with a manoeuvre left, 6 in a battle, 7 after it."""
+
+    def current(state: engine.GameState) -> list[int]:
+        gv = GameView(game=None, seats=[], seat=0, view=engine.view_for(state, 0))  # type: ignore[arg-type]
+        return [s["n"] for s in status_model(gv, NAMES)["steps"] if s["current"]]
+
+    assert current(opening_state()) == [2]
+    assert current(battle_frames()[0][1]) == [6]
+    assert current(battle_frames()[-1][1]) == [7]

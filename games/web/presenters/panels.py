@@ -90,21 +90,24 @@ def players_model(gv: GameView, names: dict[int, str]) -> list[dict[str, Any]]:
 
 
 def _current_turn_steps(view: engine.View) -> set[int]:
-    """The rulebook's turn steps (1–9, R26) the game is at: a battle is step 6, a manoeuvre steps 4–5, a
-    crown's use or a choice steps 3 and 8, the free part of the turn steps 2, 3, 7 and 8."""
+    """The one rulebook turn step (1–9, R26) the game is at (issue 16: exactly one is highlighted): a
+    battle is step 6; a manoeuvre waiting for its advance step 5; a crown's use, its window or its choice
+    step 3 while a manoeuvre is left, else 8; the free window step 2 while a manoeuvre is left, else 7.
+    Empty once the game is over."""
     phase = view["phase"]
     window = view["window"]
+    before = view["manoeuvres_left"] > 0
     if phase == engine.Phase.OVER:
         return set()
     if view["battle"] is not None:
         return {6}
     if phase == engine.Phase.MANOEUVRE:
-        return {4, 5}
+        return {5}
     if phase in (engine.Phase.VITALITY, engine.Phase.CHOICE) or (
         phase == engine.Phase.RESPONSE and window is not None and window["kind"] == engine.ArtefactType.CROWN
     ):
-        return {3, 8}
-    return {2, 3, 7, 8}
+        return {3} if before else {8}
+    return {2} if before else {7}
 
 
 def status_model(gv: GameView, names: dict[int, str]) -> dict[str, Any]:
