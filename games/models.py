@@ -50,6 +50,8 @@ class Game(models.Model):
     #: A guided first game (issue 15): a real game against a bot, unrated, no emails, not in the archive.
     tutorial = models.BooleanField(default=False)
     allow_vacation = models.BooleanField(_("allow vacations (away players' clocks pause)"), default=True)
+    #: Start by itself when the last seat is taken (issue 16; the new-game form offers it, on by default).
+    auto_start = models.BooleanField(_("start when full"), default=False)
     invite_token = models.CharField(max_length=32, unique=True, default=_invite_token)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.LOBBY, db_index=True)
     setup = models.JSONField(null=True, blank=True)

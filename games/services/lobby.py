@@ -3,6 +3,7 @@ a game (R18–R25 through the engine)."""
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from typing import Any
 
@@ -47,6 +48,7 @@ def game_create(
     private: bool = False,
     content: str = "default",
     allow_vacation: bool = True,
+    auto_start: bool = False,
 ) -> Game:
     """Open a lobby; the creator takes the first seat.
 
@@ -54,6 +56,7 @@ def game_create(
         options: engine options (``games.engine.OPTION_DEFAULTS``); validated by the engine.
         time_control: a key of :data:`TIME_CONTROLS` or ``"custom"`` (then both second counts are needed).
         allow_vacation: whether a player's away period pauses their clocks in this game.
+        auto_start: start by itself when the last seat is taken (issue 16).
 
     Raises:
         BadPayload: options, player count, content or time control the rules do not allow.
@@ -83,13 +86,14 @@ def game_create(
             response_seconds=response,
             private=private,
             allow_vacation=allow_vacation,
+            auto_start=auto_start,
         )
         Seat.objects.create(game=game, number=0, user=user)
     return game
 
 
 def seat_join(*, game_id: int, user: User) -> Seat:
-    """Take a free seat in an open lobby.
+    """Take a free seat in an open lobby; the last seat starts a table that asks to (``auto_start``).
 
     Raises:
         NotFound, Conflict: not a lobby, full, or already seated.
@@ -103,7 +107,9 @@ def seat_join(*, game_id: int, user: User) -> Seat:
             raise Conflict("you already have a seat here")
         if len(seats) >= game.players:
             raise Conflict("this table is full")
-        return Seat.objects.create(game=game, number=_free_number(seats), user=user)
+        seat = Seat.objects.create(game=game, number=_free_number(seats), user=user)
+    _start_when_full(game, len(seats) + 1)
+    return seat
 
 
 def _free_number(seats: list[Seat]) -> int:
@@ -162,6 +168,14 @@ def game_cancel(*, game_id: int, user: User) -> None:
         game.delete()
 
 
+def _start_when_full(game: Game, seats: int) -> None:
+    """Start a table that asks to (``auto_start``) once its last seat is taken, after the write that took
+    it; a concurrent start (another join, the creator's button) makes this a no-op (issue 16)."""
+    if game.auto_start and seats >= game.players:
+        with contextlib.suppress(Conflict):  # started (or changed) meanwhile
+            game_start(game_id=game.pk, user=None)
+
+
 def _bot_seat(game: Game, seats: list[Seat]) -> Seat:
     """A new bot seat for ``game`` named "Bot N" (N: how many bots the table has, this one included). The
     name is kept in ``guest_name``, so the bot is called the same in the lobby and in the game, whatever
@@ -186,7 +200,9 @@ def seat_add_bot(*, game_id: int, user: User) -> Seat:
         seats = list(game.seats.all())
         if len(seats) >= game.players:
             raise Conflict("this table is full")
-        return _bot_seat(game, seats)
+        seat = _bot_seat(game, seats)
+    _start_when_full(game, len(seats) + 1)
+    return seat
 
 
 def seats_fill_with_bots(*, game_id: int, user: User) -> int:
@@ -210,7 +226,8 @@ def seats_fill_with_bots(*, game_id: int, user: User) -> int:
         while len(seats) < game.players:
             seats.append(_bot_seat(game, seats))
             added += 1
-        return added
+    _start_when_full(game, len(seats))
+    return added
 
 
 def game_start(*, game_id: int, user: User | None, seed: int | None = None) -> Game:

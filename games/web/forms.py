@@ -132,6 +132,9 @@ class GameCreateForm(forms.Form):
     allow_vacation = forms.BooleanField(
         label=gettext_lazy("Allow vacations — an away player's clocks pause"), required=False, initial=True
     )
+    auto_start = forms.BooleanField(
+        label=gettext_lazy("Start by itself when every seat is taken"), required=False, initial=True
+    )
 
     def clean(self) -> dict[str, Any]:
         """Check the custom hours and let the engine validate the rule combination (R105, Q28)."""

@@ -164,6 +164,7 @@ def game_new(request: HttpRequest) -> HttpResponse:
                 response_seconds=response,
                 private=form.cleaned_data["private"],
                 allow_vacation=form.cleaned_data["allow_vacation"],
+                auto_start=form.cleaned_data["auto_start"],
             )
         except services.ServiceError as exc:
             form.add_error(None, service_message(exc))

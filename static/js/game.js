@@ -262,3 +262,23 @@
     if (pos && status) status.textContent = pos.textContent;
   });
 })();
+
+// The lobby's "Copy the link" button (issue 16): copies the invite link and says so; without the
+// clipboard API (or JavaScript) the field still selects itself on a click.
+(function () {
+  "use strict";
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("[data-copy]");
+    if (!button) return;
+    var field = document.querySelector(button.getAttribute("data-copy"));
+    if (!field) return;
+    field.select();
+    var done = function () { button.textContent = button.getAttribute("data-done") || button.textContent; };
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(field.value).then(done, function () { document.execCommand("copy"); done(); });
+    } else {
+      document.execCommand("copy");
+      done();
+    }
+  });
+})();

@@ -232,3 +232,53 @@ def test_the_turn_overview_marks_exactly_the_current_step() -> None:
     assert current(opening_state()) == [2]
     assert current(battle_frames()[0][1]) == [6]
     assert current(battle_frames()[-1][1]) == [7]
+
+
+@pytest.mark.django_db
+def test_a_full_table_starts_by_itself_when_it_asks_to() -> None:
+    """Issue 16: "Start by itself when every seat is taken" is on by default in the new-game form; such a
+    table starts when the last seat is taken (a player or bots); a table without it waits for its
+    creator."""
+    creator = create_user("creator@example.com", display_name="Creator")
+    client = Client()
+    client.force_login(creator)
+    form = client.get(reverse("games:new")).content.decode()
+    assert re.search(r'<input type="checkbox" name="auto_start"[^>]* checked', form)
+    created = client.post(
+        reverse("games:new"),
+        {
+            "title": "Auto",
+            "players": "3",
+            "time_control": "daily",
+            "fracture_prompts": "all",
+            "auto_start": "on",
+        },
+    )
+    assert created.status_code == 302
+    game = Game.objects.get(title="Auto")
+    assert game.auto_start
+    assert (
+        "The game starts by itself when every seat is taken."
+        in client.get(created["Location"]).content.decode()
+    )
+    services.seat_join(game_id=game.pk, user=create_user("two@example.com"))
+    assert Game.objects.get(pk=game.pk).status == Game.Status.LOBBY
+    services.seat_add_bot(game_id=game.pk, user=creator)
+    assert Game.objects.get(pk=game.pk).status == Game.Status.ACTIVE  # the last seat started it
+    waiting = services.game_create(user=creator, title="Manual", players=2)
+    services.seats_fill_with_bots(game_id=waiting.pk, user=creator)
+    assert Game.objects.get(pk=waiting.pk).status == Game.Status.LOBBY
+    bots = services.game_create(user=creator, title="Bots", players=3, auto_start=True)
+    services.seats_fill_with_bots(game_id=bots.pk, user=creator)
+    assert Game.objects.get(pk=bots.pk).status == Game.Status.ACTIVE
+
+
+@pytest.mark.django_db
+def test_the_invite_link_has_a_copy_button() -> None:
+    """Issue 16: a private table's lobby shows its invite link with a "Copy the link" button."""
+    creator = create_user("creator@example.com", display_name="Creator")
+    game = services.game_create(user=creator, title="Secret", players=2, private=True)
+    client = Client()
+    client.force_login(creator)
+    page = client.get(reverse("games:detail", args=[game.pk])).content.decode()
+    assert 'id="copy-invite" data-copy="#invite-link"' in page and "Copy the link" in page
