@@ -31,6 +31,8 @@ NOTIFY_DEFAULTS: dict[str, str] = {
     "timeout": "immediate",
     "started": "immediate",
     "finished": "immediate",
+    "joined": "immediate",
+    "full": "immediate",
 }
 
 

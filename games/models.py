@@ -199,6 +199,8 @@ class Notification(models.Model):
         TIMEOUT = "timeout", _("A deadline passed")
         STARTED = "started", _("Game started")
         FINISHED = "finished", _("Game over")
+        JOINED = "joined", _("Someone joined your table")
+        FULL = "full", _("Your table is full")
         DIGEST = "digest", _("Daily digest")
 
     class Status(models.TextChoices):

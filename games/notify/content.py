@@ -110,8 +110,34 @@ def content_for(n: Notification, user: User, now: datetime, prompt: Prompt | Non
     return c
 
 
+def _lobby(n: Notification, title: str) -> EmailContent:
+    """The creator's emails about their table filling (issue 16): someone joined; the table is full."""
+    data = n.data
+    if n.kind == Notification.Kind.JOINED:
+        c = EmailContent(
+            _("%(who)s joined “%(title)s”") % {"who": data.get("who", "?"), "title": title},
+            _("%(who)s took a seat at your table “%(title)s”.")
+            % {"who": data.get("who", "?"), "title": title},
+        )
+        c.details.append(
+            _("%(taken)s of %(players)s seats are taken.")
+            % {"taken": data.get("taken", "?"), "players": data.get("players", "?")}
+        )
+        return c
+    c = EmailContent(
+        _("“%(title)s” is full") % {"title": title},
+        _("Every seat at your table “%(title)s” is taken.") % {"title": title},
+    )
+    c.details.append(
+        _("The game has started by itself.") if data.get("auto") else _("Start the game when you are ready.")
+    )
+    return c
+
+
 def _body(n: Notification, gv: GameView, title: str) -> EmailContent:
     """Subject, headline and details of ``n`` by its kind, from the recipient's view ``gv``."""
+    if n.kind in (Notification.Kind.JOINED, Notification.Kind.FULL):
+        return _lobby(n, title)
     view = gv.view
     if view is None:  # games are only mailed about once they have started
         return EmailContent(title, title)

@@ -16,6 +16,7 @@ from games.engine.rng import Rng
 from games.models import TIME_CONTROLS, Game, Seat
 from games.services.errors import BadPayload, Conflict, Forbidden
 from games.services.locks import lock_game
+from games.services.outbox import queue_lobby
 from games.services.play import (
     bots_run,
     move_store,
@@ -108,6 +109,7 @@ def seat_join(*, game_id: int, user: User) -> Seat:
         if len(seats) >= game.players:
             raise Conflict("this table is full")
         seat = Seat.objects.create(game=game, number=_free_number(seats), user=user)
+        queue_lobby(game=game, seat=seat, taken=len(seats) + 1, now=timezone.now())
     _start_when_full(game, len(seats) + 1)
     return seat
 

@@ -182,6 +182,26 @@ def queue_write(
     return len(rows)
 
 
+def queue_lobby(*, game: Game, seat: Seat, taken: int, now: datetime) -> int:
+    """Tell a table's creator that ``seat`` was taken by another player (``joined``) and, when that was the
+    last seat, that the table is full (``full``; issue 16). Inside the join's transaction; sent after
+    commit. Bots and the creator's own seat send nothing.
+
+    Returns:
+        How many rows were offered.
+    """
+    if seat.user_id is None or seat.user_id == game.created_by_id or game.tutorial:
+        return 0
+    name = str(seat.user) if seat.user is not None else "?"
+    data = {"who": name, "taken": taken, "players": game.players, "auto": game.auto_start}
+    rows = [_row(game.created_by_id, game.pk, 0, Notification.Kind.JOINED, f"seat-{seat.pk}", data, now)]
+    if taken >= game.players:
+        rows.append(_row(game.created_by_id, game.pk, 0, Notification.Kind.FULL, "full", data, now))
+    Notification.objects.bulk_create(rows, ignore_conflicts=True)
+    transaction.on_commit(partial(enqueue_send, game.pk))
+    return len(rows)
+
+
 def enqueue_send(game_id: int | None) -> None:
     """Publish one ``notifications_send`` task for ``game_id`` (``None``: every game). Called after commit
     (``transaction.on_commit``), so a worker never looks for rows that are not there yet.

@@ -19,7 +19,7 @@ from django.contrib.auth.hashers import make_password
 from accounts.models import User
 from games import engine, services
 from games.bots import bot_action
-from games.models import ActionRecord, Game, Prompt, Seat, Snapshot
+from games.models import ActionRecord, Game, Notification, Prompt, Seat, Snapshot
 
 #: Password of every test user.
 PASSWORD = "correct-horse-battery"
@@ -67,6 +67,7 @@ def create_started_game(
     options: dict[str, Any] | None = None,
     time_control: str = "daily",
     title: str = "Test game",
+    lobby_mail: bool = False,
 ) -> Game:
     """Create, fill and start a game through the services.
 
@@ -74,6 +75,7 @@ def create_started_game(
         humans: a number of fresh users, or the users themselves; the first one creates the game.
         bots: bot seats added after the humans joined (the table has ``humans + bots`` players).
         seed: the engine seed given to :func:`games.services.game_start`.
+        lobby_mail: keep the creator's lobby emails (someone joined, table full) in the outbox.
 
     Returns:
         The started game (re-read from the database; bots to move have already acted).
@@ -86,6 +88,12 @@ def create_started_game(
     )
     for user in users[1:]:
         services.seat_join(game_id=game.pk, user=user)
+    if not lobby_mail:
+        # the creator's "someone joined" / "table full" emails (issue 16) are tested where asked for; most
+        # tests count the game's own emails
+        Notification.objects.filter(
+            game=game, kind__in=(Notification.Kind.JOINED, Notification.Kind.FULL)
+        ).delete()
     if bots:
         services.seats_fill_with_bots(game_id=game.pk, user=creator)
     services.game_start(game_id=game.pk, user=creator, seed=seed)

@@ -1144,7 +1144,7 @@ def test_emails_reveal_no_hidden_cards_and_every_link_works(
     - Headers: ``Message-ID`` is derived from the row's dedupe key; ``List-Unsubscribe`` (the body's "stop
       these emails" link) and ``List-Unsubscribe-Post`` (RFC 8058); an HTML alternative.
     """
-    game = writes(lambda: create_started_game(humans=humans, seed=seed, time_control="live"))
+    game = writes(lambda: create_started_game(humans=humans, seed=seed, time_control="live", lobby_mail=True))
     checker = EmailChecker(game)
     checker.check(sent)
     users = seat_users(game)

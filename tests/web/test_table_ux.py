@@ -6,9 +6,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 import time_machine
+from django.core import mail
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone, translation
@@ -282,3 +284,33 @@ def test_the_invite_link_has_a_copy_button() -> None:
     client.force_login(creator)
     page = client.get(reverse("games:detail", args=[game.pk])).content.decode()
     assert 'id="copy-invite" data-copy="#invite-link"' in page and "Copy the link" in page
+
+
+@pytest.mark.django_db
+def test_the_creator_is_emailed_when_someone_joins_and_when_the_table_is_full(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """Issue 16: each player who takes a seat sends the creator one email, and the last one a second,
+    "the table is full" (saying whether it started by itself); bots and the creator's own seat send none."""
+    creator = create_user("creator@example.com", display_name="Creator")
+    game = services.game_create(user=creator, title="Friends", players=3, auto_start=True)
+    mail.outbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        services.seat_join(game_id=game.pk, user=create_user("bea@example.com", display_name="Bea"))
+    [joined] = mail.outbox
+    assert joined.to == ["creator@example.com"]
+    assert "Bea joined “Friends”" in joined.subject and "2 of 3 seats are taken." in str(joined.body)
+    mail.outbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        services.seat_join(game_id=game.pk, user=create_user("cy@example.com", display_name="Cy"))
+    subjects = sorted(m.subject for m in mail.outbox if m.to == ["creator@example.com"])
+    assert any("Cy joined" in s for s in subjects) and any("“Friends” is full" in s for s in subjects)
+    full = next(m for m in mail.outbox if "is full" in m.subject)
+    assert "The game has started by itself." in str(full.body)
+    assert Game.objects.get(pk=game.pk).status == Game.Status.ACTIVE
+    mail.outbox.clear()
+    table = services.game_create(user=creator, title="Bots only", players=3)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.seat_add_bot(game_id=table.pk, user=creator)
+        services.seats_fill_with_bots(game_id=table.pk, user=creator)
+    assert not [m for m in mail.outbox if "Bots only" in m.subject]
