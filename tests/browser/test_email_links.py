@@ -122,12 +122,13 @@ def test_end_the_turn_from_the_email_then_from_the_game_page(
     record = ActionRecord.objects.get(game_id=game.pk, seq=seq + 1)
     assert (record.seat, record.source, record.payload["type"]) == (seats[second.pk], "web", "end_turn")
 
-    # Decided on the page, the second player's signed link acts no more (and is not spent by trying).
+    # Decided on the page, the second player's signed link acts no more (and is not spent by trying): it
+    # says so at once, without a confirmation page first (issue 16).
     after = db_fingerprint(game.pk)
-    page.goto(second_link)
-    expect(page.locator("#link-confirm")).to_be_visible()
-    page.locator("#link-confirm").click()
+    answer = page.goto(second_link)
+    assert answer is not None and answer.status == 410
     expect(page.locator("#link-error")).to_have_text("This decision has already been made.")
+    expect(page.locator("#link-confirm")).to_have_count(0)
     assert db_fingerprint(game.pk) == after
     assert Notification.objects.get(recipient=second, kind="turn").link_used_at is None
     web.assert_clean()
