@@ -186,12 +186,8 @@ def _bot_seat(game: Game, seats: list[Seat]) -> Seat:
     return Seat.objects.create(game=game, number=_free_number(seats), is_bot=True, guest_name=f"Bot {count}")
 
 
-def seat_add_bot(*, game_id: int, user: User) -> Seat:
-    """Add one bot to a lobby, keeping the other empty seats open for friends (creator only; issue 16).
-
-    Raises:
-        NotFound, Forbidden (not the creator), Conflict (started, or no seat is free).
-    """
+def _seat_bots(game_id: int, user: User, *, one: bool) -> list[Seat]:
+    """Seat one bot (``one``) or fill every empty seat with bots, then start a table that asks to."""
     with transaction.atomic():
         game = _creator_lobby(
             game_id,
@@ -200,11 +196,23 @@ def seat_add_bot(*, game_id: int, user: User) -> Seat:
             started="this game has already started",
         )
         seats = list(game.seats.all())
-        if len(seats) >= game.players:
+        if one and len(seats) >= game.players:
             raise Conflict("this table is full")
-        seat = _bot_seat(game, seats)
-    _start_when_full(game, len(seats) + 1)
-    return seat
+        added: list[Seat] = []
+        while len(seats) < game.players and not (one and added):
+            added.append(_bot_seat(game, seats))
+            seats.append(added[-1])
+    _start_when_full(game, len(seats))
+    return added
+
+
+def seat_add_bot(*, game_id: int, user: User) -> Seat:
+    """Add one bot to a lobby, keeping the other empty seats open for friends (creator only; issue 16).
+
+    Raises:
+        NotFound, Forbidden (not the creator), Conflict (started, or no seat is free).
+    """
+    return _seat_bots(game_id, user, one=True)[0]
 
 
 def seats_fill_with_bots(*, game_id: int, user: User) -> int:
@@ -216,20 +224,7 @@ def seats_fill_with_bots(*, game_id: int, user: User) -> int:
     Raises:
         NotFound, Forbidden (not the creator), Conflict (started).
     """
-    with transaction.atomic():
-        game = _creator_lobby(
-            game_id,
-            user,
-            not_creator="only the creator can add bots",
-            started="this game has already started",
-        )
-        seats = list(game.seats.all())
-        added = 0
-        while len(seats) < game.players:
-            seats.append(_bot_seat(game, seats))
-            added += 1
-    _start_when_full(game, len(seats))
-    return added
+    return len(_seat_bots(game_id, user, one=False))
 
 
 def game_start(*, game_id: int, user: User | None, seed: int | None = None) -> Game:
