@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
@@ -13,16 +13,23 @@ from django.utils.translation import gettext_lazy as _
 
 from games.models import Notification
 
-from .models import User, away_period_errors
+from .models import TIME_ZONES, User, away_period_errors
+
+#: The time zones a user may have, for a quick membership test.
+TIME_ZONE_SET = frozenset(TIME_ZONES)
 
 #: The choices of every notification kind.
 NOTIFY_CHOICES = [("immediate", _("Immediately")), ("digest", _("In a daily digest")), ("off", _("Off"))]
 
 
 class SignupForm(AllauthSignupForm):  # type: ignore[misc]
-    """allauth's sign-up form plus a display name (allauth docs "Forms")."""
+    """allauth's sign-up form plus a display name (allauth docs "Forms") and the browser's time zone (a
+    hidden field the page fills from ``Intl.DateTimeFormat``; issue 16)."""
 
     display_name = forms.CharField(label=_("Display name"), max_length=40, required=False)
+    time_zone = forms.CharField(
+        max_length=64, required=False, widget=forms.HiddenInput(attrs={"data-detect-time-zone": ""})
+    )
 
     def save(self, request: HttpRequest) -> Any:
         """Create the user and store the display name; the profile language starts as the language the
@@ -32,16 +39,24 @@ class SignupForm(AllauthSignupForm):  # type: ignore[misc]
         language = translation.get_language()
         if language in dict(settings.LANGUAGES):
             user.language = language
-        user.save(update_fields=["display_name", "language"])
+        zone = self.cleaned_data.get("time_zone", "")
+        if zone in TIME_ZONE_SET:  # anything else (no JavaScript, an unknown name) keeps the default, UTC
+            user.time_zone = zone
+        user.save(update_fields=["display_name", "language", "time_zone"])
         return user
 
 
 class ProfileForm(forms.ModelForm[User]):
-    """Display name, language and time zone."""
+    """Display name, language and time zone; the time zone is typed with suggestions from the list (a
+    ``datalist``: searchable by any part, "Stockholm" finds Europe/Stockholm; issue 16) and must be one of
+    the zones the model allows."""
 
     class Meta:
         model = User
         fields = ("display_name", "language", "time_zone")
+        widgets: ClassVar[dict[str, forms.Widget]] = {
+            "time_zone": forms.TextInput(attrs={"list": "time-zones", "autocomplete": "off"})
+        }
 
 
 class NotificationForm(forms.Form):

@@ -20,7 +20,7 @@ from games.models import Notification
 from games.notify.links import LinkError, unsubscribe_load
 
 from .forms import NotificationForm, ProfileForm
-from .models import ApiToken, User
+from .models import TIME_ZONES, ApiToken, User
 
 
 @login_required
@@ -57,6 +57,7 @@ def _context(user: User, form: ProfileForm, **extra: object) -> dict[str, object
         "form": form,
         "tokens": user.api_tokens.all(),
         "notify_form": extra.pop("notify_form", None) or NotificationForm(user=user),
+        "time_zones": TIME_ZONES,
         **extra,
     }
 

@@ -282,3 +282,14 @@
     }
   });
 })();
+
+// Sign-up (issue 16): the browser's time zone goes into the hidden field, so mail and dates use it from
+// the first day; without JavaScript the profile's default (UTC) stays until the player changes it.
+(function () {
+  "use strict";
+  document.addEventListener("DOMContentLoaded", function () {
+    var zone = "";
+    try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { return; }
+    document.querySelectorAll("input[data-detect-time-zone]").forEach(function (field) { field.value = zone; });
+  });
+})();

@@ -72,3 +72,12 @@ def test_a_redistribution_and_an_advance_by_map_taps(web: Web) -> None:
     page.locator("#advance-to").select_option("t7")  # the form leads, the map follows
     expect(page.locator("#tile-t7")).to_have_class(re.compile(r"\bpicked\b"))
     web.assert_clean()
+
+
+def test_the_sign_up_page_fills_in_the_browsers_time_zone(web: Web) -> None:
+    """Issue 16: a browser in Seoul signs up with Asia/Seoul filled in (the hidden field the page sets)."""
+    ctx = web.browser.new_context(base_url=web.base_url, timezone_id="Asia/Seoul")
+    web.contexts.append(ctx)
+    page = ctx.new_page()
+    page.goto("/accounts/signup/")
+    expect(page.locator("input[data-detect-time-zone]")).to_have_value("Asia/Seoul")

@@ -15,6 +15,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone, translation
 
+from accounts.models import User
 from games import engine, services
 from games.log import describe
 from games.models import Game
@@ -314,3 +315,37 @@ def test_the_creator_is_emailed_when_someone_joins_and_when_the_table_is_full(
         services.seat_add_bot(game_id=table.pk, user=creator)
         services.seats_fill_with_bots(game_id=table.pk, user=creator)
     assert not [m for m in mail.outbox if "Bots only" in m.subject]
+
+
+@pytest.mark.django_db
+def test_sign_up_keeps_the_browsers_time_zone_and_the_profile_list_is_searchable() -> None:
+    """Issue 16: the sign-up form carries the browser's time zone (a hidden field the page fills); a known
+    zone is stored, anything else keeps UTC; the profile offers the zones as suggestions to a text field
+    (searchable by any part) and still refuses an unknown one."""
+    client = Client()
+    for email, zone, stored in (
+        ("seoul@example.com", "Asia/Seoul", "Asia/Seoul"),
+        ("nowhere@example.com", "Mars/Olympus", "UTC"),
+    ):
+        response = client.post(
+            reverse("account_signup"),
+            {
+                "email": email,
+                "password1": "a-long-Castle-password-42",
+                "password2": "a-long-Castle-password-42",
+                "time_zone": zone,
+            },
+        )
+        assert response.status_code == 302
+        assert User.objects.get(email=email).time_zone == stored
+    assert "data-detect-time-zone" in Client().get(reverse("account_signup")).content.decode()
+    user = User.objects.get(email="seoul@example.com")
+    client = Client()
+    client.force_login(user)
+    page = client.get(reverse("accounts:profile")).content.decode()
+    assert 'list="time-zones"' in page and '<option value="Europe/Stockholm">' in page
+    refused = client.post(
+        reverse("accounts:profile"), {"display_name": "S", "language": "en", "time_zone": "Mars/Olympus"}
+    )
+    assert refused.status_code == 400 or "Mars/Olympus" not in User.objects.get(pk=user.pk).time_zone
+    assert User.objects.get(pk=user.pk).time_zone == "Asia/Seoul"
