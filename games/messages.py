@@ -121,6 +121,12 @@ SERVICE_MESSAGES: dict[str, Promise] = {
     "this game has already started": gettext_lazy("This game has already started."),
     "you already have a seat here": gettext_lazy("You already have a seat at this table."),
     "this table is full": gettext_lazy("This table is full."),
+    "only the creator can invite": gettext_lazy("Only the creator of the table can invite players."),
+    "this table has sent all its invitations": gettext_lazy(
+        "This table has sent all the invitations it may."
+    ),
+    "that is not an email address": gettext_lazy("That is not an email address."),
+    "no player has that name": gettext_lazy("No player has that display name."),
     "you cannot leave a game that has started": gettext_lazy("You cannot leave a game that has started."),
     "the creator cannot leave; cancel the game instead": gettext_lazy(
         "The creator cannot leave the table; cancel the game instead."

@@ -52,6 +52,8 @@ class Game(models.Model):
     allow_vacation = models.BooleanField(_("allow vacations (away players' clocks pause)"), default=True)
     #: Start by itself when the last seat is taken (issue 16; the new-game form offers it, on by default).
     auto_start = models.BooleanField(_("start when full"), default=False)
+    #: Invitations sent by email from the lobby (issue 16), capped by ``lobby.MAX_INVITATIONS``.
+    invitations_sent = models.PositiveSmallIntegerField(default=0)
     invite_token = models.CharField(max_length=32, unique=True, default=_invite_token)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.LOBBY, db_index=True)
     setup = models.JSONField(null=True, blank=True)

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games.web import views
+from games.web import invites, views
 
 app_name = "games"
 urlpatterns = [
@@ -26,6 +26,7 @@ urlpatterns = [
     path("games/<int:game_id>/leave/", views.lobby_action, {"action": "leave"}, name="leave"),
     path("games/<int:game_id>/bots/", views.lobby_action, {"action": "fill_bots"}, name="fill_bots"),
     path("games/<int:game_id>/bot/", views.lobby_action, {"action": "add_bot"}, name="add_bot"),
+    path("games/<int:game_id>/invite/", invites.invite_player, name="invite_player"),
     path("games/<int:game_id>/start/", views.lobby_action, {"action": "start"}, name="start"),
     path("games/<int:game_id>/cancel/", views.lobby_action, {"action": "cancel"}, name="cancel"),
     path("games/<int:game_id>/act/", views.act, name="act"),

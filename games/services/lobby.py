@@ -4,6 +4,7 @@ a game (R18–R25 through the engine)."""
 from __future__ import annotations
 
 import contextlib
+import re
 import secrets
 from typing import Any
 
@@ -176,6 +177,47 @@ def _start_when_full(game: Game, seats: int) -> None:
     if game.auto_start and seats >= game.players:
         with contextlib.suppress(Conflict):  # started (or changed) meanwhile
             game_start(game_id=game.pk, user=None)
+
+
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+
+#: How many invitations one table may send (issue 16: enough for friends, too few for spam).
+MAX_INVITATIONS = 20
+
+
+def invitation_address(*, game_id: int, user: User, who: str) -> tuple[Game, str]:
+    """Check that ``user`` may invite to the open table ``game_id`` and find where the invitation goes:
+    ``who`` is an email address (used as it is, whether or not it has an account here, so the answer never
+    tells) or a player's display name (their address; display names are public).
+
+    Returns:
+        ``(game, address)``.
+
+    Raises:
+        NotFound, Forbidden (not the creator), Conflict (started or full), BadPayload (empty, no player of
+        that name, or the table's invitations are used up).
+    """
+    who = who.strip()
+    with transaction.atomic():
+        game = _creator_lobby(
+            game_id, user, not_creator="only the creator can invite", started="this game has already started"
+        )
+        if game.seats.count() >= game.players:
+            raise Conflict("this table is full")
+        if game.invitations_sent >= MAX_INVITATIONS:
+            raise BadPayload("this table has sent all its invitations")
+        if "@" in who:
+            address = who
+            if not _EMAIL.fullmatch(address):
+                raise BadPayload("that is not an email address")
+        else:
+            found = User.objects.filter(display_name__iexact=who, is_active=True).exclude(pk=user.pk).first()
+            if not who or found is None:
+                raise BadPayload("no player has that name")
+            address = found.email
+        game.invitations_sent += 1
+        game.save(update_fields=["invitations_sent"])
+    return game, address
 
 
 def _bot_seat(game: Game, seats: list[Seat]) -> Seat:

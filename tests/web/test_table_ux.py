@@ -349,3 +349,47 @@ def test_sign_up_keeps_the_browsers_time_zone_and_the_profile_list_is_searchable
     )
     assert refused.status_code == 400 or "Mars/Olympus" not in User.objects.get(pk=user.pk).time_zone
     assert User.objects.get(pk=user.pk).time_zone == "Asia/Seoul"
+
+
+@pytest.mark.django_db
+def test_inviting_by_email_or_display_name_never_tells_who_has_an_account(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """Issue 16: the creator invites by email address or display name; an address gets the same email and
+    the same answer whether or not it has an account; an unknown display name is refused with a reason;
+    only the creator may invite, and only while seats are free."""
+    creator = create_user("creator@example.com", display_name="Creator")
+    create_user("member@example.com", display_name="Member")
+    game = services.game_create(user=creator, title="Invites", players=3, private=True)
+    client = Client()
+    client.force_login(creator)
+    url = reverse("games:invite_player", args=[game.pk])
+    answers = []
+    for who in ("member@example.com", "stranger@example.com"):
+        mail.outbox.clear()
+        with django_capture_on_commit_callbacks(execute=True):
+            response = client.post(url, {"who": who}, follow=True)
+        [message] = mail.outbox
+        assert message.to == [who] and "Creator invites you" in message.subject
+        assert f"/games/{game.pk}/join/{game.invite_token}/" in str(message.body)
+        answers.append(response.content.decode().replace(who, "ADDRESS"))
+    assert (
+        answers[0].count("Invitation sent to ADDRESS.")
+        == answers[1].count("Invitation sent to ADDRESS.")
+        == 1
+    )
+    mail.outbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(url, {"who": "member"})
+    assert [m.to for m in mail.outbox] == [["member@example.com"]]
+    refused = client.post(url, {"who": "Nobody Here"}, follow=True).content.decode()
+    assert "No player has that display name." in refused
+    public = services.game_create(user=creator, title="Public", players=2)
+    other = Client()
+    other.force_login(create_user("other@example.com"))
+    mail.outbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        page = other.post(
+            reverse("games:invite_player", args=[public.pk]), {"who": "x@example.com"}, follow=True
+        )
+    assert "Only the creator" in page.content.decode() and mail.outbox == []
