@@ -8,9 +8,11 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import PHONE, Web, login_context
+from games.rulebook import battle_frames
+from tests.browser.conftest import DESKTOP, PHONE, Web, login_context
 from tests.browser.test_accessibility import SERIOUS, axe_violations, describe
 from tests.web.conftest import create_user
+from tests.web.factories import game_from_state
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -81,3 +83,22 @@ def test_the_sign_up_page_fills_in_the_browsers_time_zone(web: Web) -> None:
     page = ctx.new_page()
     page.goto("/accounts/signup/")
     expect(page.locator("input[data-detect-time-zone]")).to_have_value("Asia/Seoul")
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_game_page_in_a_window_and_in_a_battle_passes_axe(web: Web, viewport: dict[str, int]) -> None:
+    """Issue 16: axe-core finds no serious violation on the game page while a Fracture window waits for the
+    viewer and while the viewer chooses a conflict card, on a desktop and on a phone; the phone page never
+    scrolls sideways."""
+    frames = battle_frames()
+    for name, state in (("window", frames[0][1]), ("battle", frames[1][1])):
+        game = game_from_state(state)
+        user = game.seats.get(number=0).user
+        assert user is not None
+        page = login_context(web, user, viewport).new_page()
+        page.goto(f"/games/{game.pk}/")
+        expect(page.locator("#decision.mine")).to_be_visible()
+        serious = [v for v in axe_violations(page) if v["impact"] in SERIOUS]
+        assert not serious, f"{name}:\n{describe(serious)}"
+        assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0, name
+    web.assert_clean()
