@@ -102,3 +102,22 @@ def test_the_game_page_in_a_window_and_in_a_battle_passes_axe(web: Web, viewport
         assert not serious, f"{name}:\n{describe(serious)}"
         assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0, name
     web.assert_clean()
+
+
+def test_ending_a_turn_with_a_manoeuvre_unused_asks_first(web: Web) -> None:
+    """Issue 16: "End my turn" with the manoeuvre unused shows the question; "No, go back" returns to the
+    decision with nothing done; "Yes, end my turn" ends it."""
+    user = create_user("careful@example.com", display_name="Careful")
+    page = login_context(web, user).new_page()
+    page.goto("/")
+    page.get_by_role("button", name="Guided first game").click()
+    seq = page.locator("#game-header").get_attribute("data-seq")
+    page.get_by_role("button", name="End my turn").click()
+    expect(page.locator("#confirm-question")).to_contain_text("End your turn with 1 manoeuvre unused?")
+    page.get_by_role("link", name="No, go back").click()
+    expect(page.get_by_role("button", name="End my turn")).to_be_visible()
+    assert page.locator("#game-header").get_attribute("data-seq") == seq
+    page.get_by_role("button", name="End my turn").click()
+    page.get_by_role("button", name="Yes, end my turn").click()
+    expect(page.locator("#tutorial-hint")).to_contain_text("You have played a whole turn.")
+    web.assert_clean()
