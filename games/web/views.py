@@ -60,7 +60,7 @@ from games.web.forms import (
     json_loads_strict,
 )
 from games.web.presenters import page_model, rating_chart
-from games.web.presenters.confirm import confirmation
+from games.web.presenters.confirm import confirmation, may_ask
 from games.web.presenters.rules import rules_model
 
 #: The partials of the game page, in page order; each is also served alone at /games/<id>/partial/<name>/.
@@ -379,6 +379,8 @@ def _ask_first(request: HttpRequest, game: Game, payload: dict[str, Any]) -> Htt
     """The decision panel asking to confirm an act that cannot be taken back (issue 16), with a form that
     posts the same fields again plus ``confirmed=1``; ``None`` when the act needs no confirmation. Nothing
     is applied. Works without JavaScript (the whole page) and with htmx (the panel)."""
+    if not may_ask(payload):  # most submits: no second read of the position
+        return None
     gv = game_view(game, request.user, with_log=False)
     if gv.view is None or gv.seat is None:
         return None

@@ -23,7 +23,7 @@ from games.rulebook import battle_frames, opening_state
 from games.selectors import GameView, game_view
 from games.web.presenters import status_model
 from games.web.presenters.common import place_labels
-from games.web.presenters.confirm import confirmation
+from games.web.presenters.confirm import confirmation, may_ask
 
 from .conftest import create_started_game, create_user, seat_users, state_of
 
@@ -223,6 +223,15 @@ def test_tactical_advance_and_fracture_ask_first_and_a_used_manoeuvre_does_not()
         assert confirmation(view, {"type": "call_to_arms"}) is None
         used = dict(view, manoeuvres_left=0)
         assert confirmation(used, {"type": "end_turn"}) is None  # type: ignore[arg-type]
+    # the cheap pre-check lets every other submit skip the second read, and never hides a question
+    for payload in (
+        {"type": "tactical_advance"},
+        {"type": "end_turn"},
+        {"type": "respond", "fracture": ["x"]},
+    ):
+        assert may_ask(payload)
+    for payload in ({"type": "advance", "to": "t1", "knights": 1}, {"type": "respond", "fracture": []}):
+        assert not may_ask(payload)
 
 
 def test_the_turn_overview_marks_exactly_the_current_step() -> None:

@@ -21,6 +21,15 @@ def _artefact_name(view: engine.View, art_id: str) -> str:
     return art_id
 
 
+def may_ask(payload: dict[str, Any]) -> bool:
+    """Whether ``payload`` is of a kind :func:`confirmation` can ask about at all (cheap: no view needed),
+    so other submits skip reading the position a second time."""
+    kind = payload.get("type")
+    if kind == ActionType.RESPOND:
+        return bool(payload.get("fracture"))
+    return kind in (ActionType.END_TURN, ActionType.TACTICAL_ADVANCE, ActionType.FRACTURE)
+
+
 def confirmation(view: engine.View, payload: dict[str, Any]) -> dict[str, str] | None:
     """The question to ask before ``payload`` is sent, or ``None`` when it needs none.
 
