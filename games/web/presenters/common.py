@@ -56,6 +56,20 @@ def seat_style(view: engine.View | None, seat: int) -> dict[str, Any]:
     }
 
 
+def artefact_owner(view: engine.View, art_id: str) -> tuple[int | None, str]:
+    """``(owner seat, name)`` of artefact ``art_id`` in ``view`` (``(None, art_id)`` when nobody holds it)."""
+    for player in view["players"]:
+        for art in player["artefacts"]:
+            if art["id"] == art_id:
+                return player["seat"], art["name"]
+    return None, art_id
+
+
+def crown_of(player: engine.PlayerView) -> engine.ArtefactView | None:
+    """The crown ``player`` holds (face up or down), ``None`` without one."""
+    return next((a for a in player["artefacts"] if a["type"] == engine.ArtefactType.CROWN), None)
+
+
 def actions_by_type(legal: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     """The legal action payloads grouped by their ``"type"`` (a type without actions has no key; look up
     with an :class:`~games.engine.ActionType`, which equals its string)."""

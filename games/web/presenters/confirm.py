@@ -11,14 +11,7 @@ from django.utils.translation import ngettext
 
 from games import engine
 from games.engine import ActionType, Phase
-
-
-def _artefact_name(view: engine.View, art_id: str) -> str:
-    for player in view["players"]:
-        for art in player["artefacts"]:
-            if art["id"] == art_id:
-                return str(art["name"])
-    return art_id
+from games.web.presenters.common import artefact_owner
 
 
 def may_ask(payload: dict[str, Any]) -> bool:
@@ -63,7 +56,7 @@ def confirmation(view: engine.View, payload: dict[str, Any]) -> dict[str, str] |
     if kind == ActionType.RESPOND:
         targets = [str(t) for t in payload.get("fracture") or []]
     if targets:
-        names = ", ".join(_artefact_name(view, t) for t in targets)
+        names = ", ".join(artefact_owner(view, t)[1] for t in targets)
         return {
             "question": _("Play your Fracture on %(targets)s? The card is spent and cannot be taken back.")
             % {"targets": names},

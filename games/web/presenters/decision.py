@@ -18,7 +18,7 @@ from games import engine
 from games.actions_ui import ACTION_KINDS, FormShape
 from games.engine import ActionType, PromptKind
 from games.selectors import GameView
-from games.web.presenters.common import actions_by_type, card_label, place_labels
+from games.web.presenters.common import actions_by_type, artefact_owner, card_label, crown_of, place_labels
 from games.web.presenters.why_not import why_not
 
 PROMPT_HEADLINES: dict[str, Any] = {
@@ -58,14 +58,6 @@ class _Context:
         return self.names.get(int(seat), "?")
 
 
-def _artefact_owner(view: engine.View, art_id: str) -> tuple[int | None, str]:
-    for p in view["players"]:
-        for a in p["artefacts"]:
-            if a["id"] == art_id:
-                return p["seat"], a["name"]
-    return None, art_id
-
-
 def _location_label(ctx: _Context, loc: str) -> str:
     """A redistribution place as the map names it, with the viewer's knights there: "Your castle (4
     knights)", "Forest (north-west) (2 knights)" (issue 16: never an internal id)."""
@@ -94,7 +86,7 @@ def _unique(values: Any) -> list[Any]:
 def _fracture_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
     options = []
     for a in actions:
-        owner, name = _artefact_owner(ctx.view, str(a["target"]))
+        owner, name = artefact_owner(ctx.view, str(a["target"]))
         options.append(
             {"value": a["target"], "label": f"{name} — {ctx.name(owner) if owner is not None else '?'}"}
         )
@@ -103,18 +95,14 @@ def _fracture_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
 
 def _crown_form(ctx: _Context, uses: list[dict[str, Any]]) -> Any:
     view, me = ctx.view, ctx.me
-    crown = (
-        next((a for a in view["players"][me]["artefacts"] if a["type"] == engine.ArtefactType.CROWN), None)
-        if me is not None
-        else None
-    )
+    crown = crown_of(view["players"][me]) if me is not None else None
     form: dict[str, Any] = {"name": crown["name"] if crown else _("your crown"), "mode": "plain"}
     if any("artefact" in u for u in uses):
         form["mode"] = "corruption"
         form["options"] = [
             {
                 "value": f"{u['player']}:{u['artefact']}",
-                "label": _artefact_owner(view, str(u["artefact"]))[1] + " — " + ctx.name(u["player"]),
+                "label": artefact_owner(view, str(u["artefact"]))[1] + " — " + ctx.name(u["player"]),
             }
             for u in uses
             if "artefact" in u
@@ -194,21 +182,21 @@ def _respond_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
     answers = [
         {
             "who": ctx.name(a["seat"]),
-            "target": _artefact_owner(view, a["fracture"])[1] if a["fracture"] else None,
+            "target": artefact_owner(view, a["fracture"])[1] if a["fracture"] else None,
         }
         for a in (window["answers"] if window is not None else [])
     ]
     return {
         "kind": window["kind"] if window is not None else None,
         "opener": ctx.name(window["opener"]) if window is not None else "",
-        "window_targets": [_artefact_owner(view, t)[1] for t in window["targets"]] if window else [],
+        "window_targets": [artefact_owner(view, t)[1] for t in window["targets"]] if window else [],
         # in turn (R37, issue 14): one target, played at once, after the answers of the seats before
         "in_turn": in_turn,
         "answers": answers,
         "options": [
             {
                 "value": t,
-                "label": _artefact_owner(view, t)[1] + " — " + ctx.name(_artefact_owner(view, t)[0] or 0),
+                "label": artefact_owner(view, t)[1] + " — " + ctx.name(artefact_owner(view, t)[0] or 0),
             }
             for t in targets
         ],

@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 from games import engine
 from games.engine import ActionType, Phase
 from games.services import GUIDED_TURN
-from games.web.presenters.common import actions_by_type
+from games.web.presenters.common import actions_by_type, crown_of
 
 #: How many steps the guided turn has.
 STEPS = 7
@@ -103,7 +103,8 @@ def _window_hint(view: engine.View, groups: dict[str, list[dict[str, Any]]]) -> 
             {"from": "castle", "to": "t5", "knights": 2},
         )
     if (city is not None and city.get("owner") == SEAT) or view["manoeuvres_left"] == 0:
-        name = next((a["name"] for a in me["artefacts"] if a["type"] == "crown"), "")
+        crown = crown_of(me)
+        name = crown["name"] if crown is not None else ""
         return _hint(
             7,
             _(

@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 from games import engine
 from games.engine import ActionType, Phase
 from games.rulebook import rule_anchor
-from games.web.presenters.common import actions_by_type
+from games.web.presenters.common import actions_by_type, crown_of
 
 
 def _entry(text: str, rule: str) -> dict[str, str]:
@@ -36,7 +36,7 @@ def _advance_reason(view: engine.View, me: engine.PlayerView) -> dict[str, str]:
 
 def _crown_reason(view: engine.View, me: engine.PlayerView) -> dict[str, str] | None:
     """Why the viewer's crown cannot be used in this free window (R39, R41, R93)."""
-    crown = next((a for a in me["artefacts"] if a["type"] == "crown"), None)
+    crown = crown_of(me)
     if crown is None:
         return None
     name = crown["name"]
