@@ -33,14 +33,15 @@ def _centre(pos: engine.TileView) -> tuple[float, float]:
     return HEX_SIZE * math.sqrt(3) * (q + r / 2), HEX_SIZE * 1.5 * r
 
 
-def _viewbox(centres: list[tuple[float, float]]) -> str:
-    """The SVG ``viewBox`` around every hex (``"0 0 100 100"``-like when the map is empty)."""
+def _viewbox(centres: list[tuple[float, float]]) -> tuple[str, float]:
+    """The SVG ``viewBox`` around every hex (``"0 0 100 100"``-like when the map is empty) and its width."""
     xs = [x for x, _y in centres]
     ys = [y for _x, y in centres]
     pad = HEX_SIZE + 4
     width = (max(xs) - min(xs)) + 2 * pad if xs else 100
     height = (max(ys) - min(ys)) + 2 * pad if ys else 100
-    return f"{(min(xs) if xs else 0) - pad:.1f} {(min(ys) if ys else 0) - pad:.1f} {width:.1f} {height:.1f}"
+    box = f"{(min(xs) if xs else 0) - pad:.1f} {(min(ys) if ys else 0) - pad:.1f} {width:.1f} {height:.1f}"
+    return box, width
 
 
 def _redistribution_locations(groups: dict[str, list[dict[str, Any]]]) -> set[str]:
@@ -83,12 +84,13 @@ def board_model(
     picks = _Picks(targets, _redistribution_locations(groups), seat)
     places = place_labels(view)
     tiles = [_tile(view, pos, names, picks, places) for pos in view["map"]]
+    viewbox, width = _viewbox([_centre(pos) for pos in view["map"]])
     return {
         "tiles": tiles,
-        "viewbox": (viewbox := _viewbox([_centre(pos) for pos in view["map"]])),
+        "viewbox": viewbox,
         # the map's own width in SVG units: a phone shows it at least 1.15 px per unit, so its 10.5-unit
         # labels stay at 12 CSS px or more, and pans sideways (issue 16)
-        "width": round(float(viewbox.split()[2])),
+        "width": round(width),
         "seats": [seat_style(view, p["seat"]) for p in view["players"]],
         "choosing": bool(picks.targets or picks.redistribution),
         "prefix": prefix,
