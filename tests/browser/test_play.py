@@ -244,7 +244,12 @@ def test_a_complete_game_to_victory_through_the_pages(web: Web) -> None:
         phone.goto(f"/games/{game_id}/")
         expect(phone.locator("#decision")).to_be_visible()
         width = phone.evaluate("document.documentElement.scrollWidth")
-        assert width <= PHONE["width"], f"the phone page scrolls sideways ({width}px wide)"
+        wide = phone.evaluate(
+            "() => [...document.querySelectorAll('main *')].filter(e => !e.closest('#board')"
+            " && e.getBoundingClientRect().right > window.innerWidth + 1)"
+            ".map(e => e.tagName + '#' + e.id + '.' + e.className)"
+        )
+        assert width <= PHONE["width"], f"the phone page scrolls sideways ({width}px wide): {wide[:8]}"
         shot(phone, "game-page-phone")
         phone.context.close()
 

@@ -8,10 +8,11 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from games.models import Game
 from games.rulebook import battle_frames
 from tests.browser.conftest import DESKTOP, PHONE, Web, login_context
 from tests.browser.test_accessibility import SERIOUS, axe_violations, describe
-from tests.web.conftest import create_user
+from tests.web.conftest import create_started_game, create_user, play_human_move, seat_users
 from tests.web.factories import game_from_state
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -121,3 +122,28 @@ def test_ending_a_turn_with_a_manoeuvre_unused_asks_first(web: Web) -> None:
     page.get_by_role("button", name="Yes, end my turn").click()
     expect(page.locator("#tutorial-hint")).to_contain_text("You have played a whole turn.")
     web.assert_clean()
+
+
+#: Elements of the decision panel that reach past its content edge (what makes a phone page scroll).
+PAST_EDGE = """() => { const d = document.getElementById('decision');
+  const edge = d.getBoundingClientRect().right - parseFloat(getComputedStyle(d).paddingRight) + 1;
+  return [...d.querySelectorAll('*')].filter(el => el.getBoundingClientRect().right > edge)
+    .map(el => el.tagName + '#' + el.id + '.' + el.className); }"""
+
+
+@pytest.mark.parametrize("seed", [1, 5, 6])
+def test_no_decision_pushes_the_phone_page_sideways(web: Web, seed: int) -> None:
+    """Issue 16: along a played game (seeds whose maps repeat names, so the forms carry long place
+    labels), every decision either player sees fits a 390 px wide screen."""
+    game = create_started_game(humans=2, seed=seed)
+    users = seat_users(game)
+    pages = {seat: login_context(web, user, PHONE).new_page() for seat, user in users.items()}
+    for step in range(32):
+        if game.status != Game.Status.ACTIVE:
+            break
+        if step % 4 == 0:
+            for seat, page in pages.items():
+                page.goto(f"/games/{game.pk}/")
+                width = page.evaluate("document.documentElement.scrollWidth")
+                assert width <= PHONE["width"], (step, seat, width, page.evaluate(PAST_EDGE))
+        game = play_human_move(game, users)
