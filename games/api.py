@@ -35,7 +35,7 @@ from games.messages import illegal_rule, service_message
 from games.models import ActionRecord, Game
 from games.rulebook import rule_anchor
 from games.selectors import LOG_LENGTH, game_get, game_view, my_games, visible_to
-from games.services import Illegal, NotFound, ServiceError, action_submit
+from games.services import Illegal, NotFound, ServiceError, action_submit, action_undo
 from games.web.forms import json_loads_strict
 
 #: Largest id or sequence number accepted (a signed 64-bit integer, the database's ``bigint``).
@@ -192,7 +192,10 @@ class GameOut(Schema):
     id: int
     title: str
     status: Literal["lobby", "active", "finished"]
-    seq: int = Field(description="number of recorded actions; send it back as `expected_seq`")
+    seq: int = Field(
+        description="the game's version: grows by one with every recorded action and every undo; send it "
+        "back as `expected_seq`"
+    )
     players: list[PlayerOut]
     seat: int | None = Field(description="the caller's seat, null for a spectator")
     view: dict[str, Any] | None = Field(
@@ -233,6 +236,26 @@ class ActionIn(Schema):
     prompt_key: Annotated[str, Field(min_length=1, max_length=80)] | None = Field(
         default=None, description="key of the open prompt answered (out-of-turn answers)"
     )
+
+
+class UndoIn(Schema):
+    """Take back your last steps of the turn (issue 16)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    expected_seq: Annotated[StrictInt, Ge(0), Le(MAX_INT), BeforeValidator(_whole_number)] = Field(
+        description="the game's `seq` you acted on; a different value is refused with 409"
+    )
+    steps: Annotated[StrictInt, Ge(1), Le(100)] = Field(
+        default=1, description="how many of your steps to take back, newest first"
+    )
+
+
+class UndoOut(Schema):
+    """The result of an undo."""
+
+    seq: int = Field(description="the game's new `seq` (an undo uses up one)")
+    undone: list[int] = Field(description="the `seq` of each step taken back, newest first")
 
 
 class AppliedOut(Schema):
@@ -481,6 +504,29 @@ def action_post(request: HttpRequest, game_id: GameId, body: ActionIn) -> dict[s
             entry["action"] = record.payload
         applied.append(entry)
     return {"seq": result.game.seq, "applied": applied}
+
+
+@api.post(
+    "/games/{game_id}/undo",
+    response={200: UndoOut, **GAME_ERRORS, 403: ErrorOut, 409: ErrorOut},
+    operation_id="action_undo",
+    summary="Undo your last steps",
+    tags=["games"],
+)
+def undo_post(request: HttpRequest, game_id: GameId, body: UndoIn) -> dict[str, Any]:
+    """Take back the caller's own steps of the current turn, back to the last new information (a card
+    drawn, a die rolled, a card revealed, a window opened, another player's answer; issue 16). The undone
+    records are kept, marked undone, and left out of the log and exports.
+
+    Raises:
+        NotFound: 404. Forbidden: 403, no seat in this game. StaleState: 409, ``expected_seq`` is not the
+        game's ``seq``. UndoRefused: 409 ``undo_refused``, fewer steps can be taken back
+        (``params.steps``; ``params.barrier`` names the new information in the way).
+    """
+    result = action_undo(
+        game_id=game_id, user=_user(request), expected_seq=body.expected_seq, steps=body.steps
+    )
+    return {"seq": result.game.seq, "undone": [r.seq for r in result.undone]}
 
 
 def _public_source(record: ActionRecord, mine: int | None, kind: str) -> str:

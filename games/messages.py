@@ -17,7 +17,9 @@ from typing import Any
 
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
+
+from games.engine import Barrier
 
 #: Engine error code -> (sentence, the rule cited when the engine gives none).
 ENGINE_MESSAGES: dict[str, tuple[Promise, str]] = {
@@ -177,6 +179,39 @@ def content_message(message: str) -> str:
     return str(text) if text is not None else message
 
 
+#: Why nothing (more) can be undone, by barrier: the words and the rule (issue 16, BGA's undo policy).
+BARRIER_TEXTS: dict[str, tuple[Promise, str]] = {
+    Barrier.CARD_DRAWN: (gettext_lazy("a card has been drawn since your last step"), "R96"),
+    Barrier.DICE_ROLLED: (gettext_lazy("dice have been rolled since your last step"), "R85"),
+    Barrier.CARD_REVEALED: (gettext_lazy("a card has been revealed since your last step"), "R32"),
+    Barrier.WINDOW_OPENED: (
+        gettext_lazy("a response window or a battle has begun since your last step"),
+        "R37",
+    ),
+    Barrier.TURN_OVER: (gettext_lazy("your turn has only just begun"), "R26"),
+    Barrier.ANSWER: (gettext_lazy("a decision has been answered since your last step"), "R37"),
+}
+
+
+def barrier_text(barrier: str) -> tuple[Promise, str]:
+    """The words and rule for a barrier value (:data:`BARRIER_TEXTS`; "nothing to undo yet" otherwise)."""
+    return BARRIER_TEXTS.get(barrier, (gettext_lazy("there is nothing to undo yet"), ""))
+
+
+def undo_refusal(params: dict[str, Any]) -> str:
+    """The message of a refused undo (``services.UndoRefused``'s ``params``: ``barrier``, ``steps``)."""
+    steps = int(params.get("steps", 0))
+    if steps:
+        return ngettext(
+            "Only %(n)d step can be taken back now.", "Only %(n)d steps can be taken back now.", steps
+        ) % {"n": steps}
+    reason, rule = BARRIER_TEXTS.get(
+        str(params.get("barrier", "")), (gettext_lazy("there is nothing to undo yet"), "")
+    )
+    text = _("Nothing to undo: %(reason)s.") % {"reason": reason}
+    return f"{text} ({rule})" if rule else text
+
+
 def service_message(exc: Any) -> str:
     """The translated sentence for a ``games.services.ServiceError`` shown on a page.
 
@@ -187,5 +222,7 @@ def service_message(exc: Any) -> str:
     params = getattr(exc, "params", None) or {}
     if params.get("engine_code"):
         return illegal_message(params, message)
+    if getattr(exc, "code", "") == "undo_refused":
+        return undo_refusal(params)
     text = SERVICE_MESSAGES.get(message)
     return str(text) if text is not None else content_message(message)

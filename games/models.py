@@ -114,8 +114,9 @@ class Seat(models.Model):
 
 
 class ActionRecord(models.Model):
-    """One applied action, append-only: ``seq`` is unique per game (1, 2, …); ``seat`` is ``None`` for
-    system actions; ``events`` are the engine's unredacted events (redacted per viewer when shown)."""
+    """One applied action, append-only: ``seq`` is unique per game and increasing (1, 2, …; an undo uses up
+    one number without a record of its own, issue 16); ``seat`` is ``None`` for system actions; ``events``
+    are the engine's unredacted events (redacted per viewer when shown)."""
 
     class Source(models.TextChoices):
         WEB = "web"
@@ -135,6 +136,14 @@ class ActionRecord(models.Model):
     payload = models.JSONField()
     events = models.JSONField(default=list)
     state_hash = models.CharField(max_length=64)
+    #: Whether the acting player may take this step back (issue 16): a step of their own turn that brought
+    #: no new information (``engine.undo_barrier`` is ``None``). Records stored before undo existed: no.
+    takeback = models.BooleanField(default=False)
+    #: Otherwise why not (an ``engine.Barrier`` value: the new information it brought; empty if unknown).
+    barrier = models.CharField(max_length=20, blank=True, default="")
+    #: The game ``seq`` of the undo that took this step back (issue 16); ``None`` while it counts. An undone
+    #: record is kept but left out of the state, replays, the log and exports.
+    undone_in = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

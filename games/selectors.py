@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any
 
 from django.core.cache import cache
@@ -29,9 +29,9 @@ from games.models import (
     Rating,
     RatingChange,
     Seat,
-    Snapshot,
 )
-from games.store import game_load, game_state, record_apply
+from games.services.undo import Takeback, takeback_for
+from games.store import game_load, game_state, state_after
 
 LOG_LENGTH = 40
 
@@ -56,11 +56,18 @@ class GameView:
     waiting_for: list[str] = field(default_factory=list)
     deadlines: dict[int, datetime] = field(default_factory=dict)
     log_loader: Callable[[], list[dict[str, Any]]] | None = field(default=None, repr=False)
+    takeback_loader: Callable[[], Takeback] | None = field(default=None, repr=False)
 
     @cached_property
     def log(self) -> list[dict[str, Any]]:
         """The log entries (see the class docstring); empty when the view was built without a log."""
         return [] if self.log_loader is None else self.log_loader()
+
+    @cached_property
+    def takeback(self) -> Takeback | None:
+        """What the viewer could undo now (issue 16), read on first access; ``None`` unless it is the
+        viewer's turn in a game in progress."""
+        return None if self.takeback_loader is None else self.takeback_loader()
 
     @property
     def names(self) -> dict[int, str]:
@@ -135,6 +142,8 @@ def game_view(game: Game, user: User | Any, *, with_log: bool = True) -> GameVie
         nothing_to_decide = bool(mine) and all(p.auto for p in mine)
         result.legal = [] if nothing_to_decide else [a.to_dict() for a in engine.legal_actions(state, seat)]
         result.my_prompts = [p.to_dict() for p in mine if not p.auto]
+        if state.active == seat and game.status == Game.Status.ACTIVE and not state.winners:
+            result.takeback_loader = partial(takeback_for, game, seat)
     result.waiting_for = [names[p["seat"]] for p in view["prompts"] if p["seat"] != seat]
     result.deadlines = {
         p.seat: p.deadline_at for p in Prompt.objects.filter(game=game).only("seat", "deadline_at")
@@ -161,7 +170,7 @@ def _log(
     if cached is not None:
         return cached
     records = (
-        ActionRecord.objects.filter(game=game, seq__lte=upto)
+        ActionRecord.objects.filter(game=game, seq__lte=upto, undone_in__isnull=True)
         .order_by("-seq")
         .only("seq", "seat", "events", "created_at", "source", "payload")
     )
@@ -280,22 +289,21 @@ def state_at(game: Game, step: int) -> engine.GameState:
     cached: engine.GameState | None = cache.get(key)
     if cached is not None:
         return cached
-    snap = Snapshot.objects.filter(game=game, seq__lte=step).order_by("-seq").first()
-    if snap is not None:
-        state, start = engine.from_dict(snap.state), snap.seq
-    else:
-        state, start = engine.new_game(game.setup), 0
-    records = ActionRecord.objects.filter(game=game, seq__gt=start, seq__lte=step).order_by("seq")
-    for record in records.only("seat", "payload"):
-        state = record_apply(state, record)
+    state = state_after(game, step)
     cache.set(key, state, 900)
     return state
 
 
+def replay_seqs(game: Game) -> list[int]:
+    """The ``seq`` of every action of ``game`` that stands (not undone, issue 16), in order: a replay's
+    step ``k`` is the state after ``replay_seqs(game)[k - 1]``."""
+    return list(game.actions.filter(undone_in__isnull=True).order_by("seq").values_list("seq", flat=True))
+
+
 def replay_view(game: Game, user: User | Any, step: int) -> GameView:
-    """The :class:`GameView` of a finished game after ``step`` actions, as a spectator saw it; a player of
-    the game sees their own hand of that moment (the game is over, so nothing of theirs is secret from
-    them any more). Nothing is offered to decide.
+    """The :class:`GameView` of a finished game after the action ``seq == step`` (0: the setup), as a
+    spectator saw it; a player of the game sees their own hand of that moment (the game is over, so
+    nothing of theirs is secret from them any more). Nothing is offered to decide.
 
     Raises:
         ValueError: the game is not finished, or ``step`` is outside ``0..game.seq``.
@@ -319,7 +327,9 @@ def game_record(game: Game) -> dict[str, Any]:
     assert game.setup is not None
     actions = [
         {"seat": seat, "action": payload, "source": source}
-        for seat, payload, source in game.actions.order_by("seq").values_list("seat", "payload", "source")
+        for seat, payload, source in game.actions.filter(undone_in__isnull=True)
+        .order_by("seq")
+        .values_list("seat", "payload", "source")
     ]
     lang = (get_language() or "en")[:2]
     _add_notation(game.setup, actions, lang if lang in engine.NOTATION_LANGS else "en")

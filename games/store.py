@@ -129,3 +129,23 @@ def record_apply(state: engine.GameState, record: ActionRecord) -> engine.GameSt
     """
     seat = record.seat if record.seat is not None else state.active
     return engine.apply(state, seat, engine.parse_action(record.payload)).state
+
+
+def state_after(game: Game, seq: int) -> engine.GameState:
+    """The state after the counted records up to ``seq`` (0 = the setup): the nearest snapshot at or
+    before ``seq``, then the records after it that were not taken back (``undone_in`` unset, issue 16).
+    Snapshots of undone records are deleted with the undo, so every snapshot left counts.
+
+    Raises:
+        engine.IllegalAction, engine.InvalidActionPayload: a stored record no longer applies.
+    """
+    assert game.setup is not None
+    snap = Snapshot.objects.filter(game=game, seq__lte=seq).order_by("-seq").first()
+    if snap is not None:
+        state, start = engine.from_dict(snap.state), snap.seq
+    else:
+        state, start = engine.new_game(game.setup), 0
+    records = ActionRecord.objects.filter(game=game, seq__gt=start, seq__lte=seq, undone_in__isnull=True)
+    for record in records.order_by("seq").only("seat", "payload"):
+        state = record_apply(state, record)
+    return state

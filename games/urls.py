@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games.web import invites, views
+from games.web import history, invites, views
 
 app_name = "games"
 urlpatterns = [
@@ -13,12 +13,12 @@ urlpatterns = [
     path("games/", views.my_games, name="my_games"),
     path("games/new/", views.game_new, name="new"),
     path("games/orders/", views.orders, name="orders"),
-    path("games/archive/", views.archive, name="archive"),
-    path("games/import/", views.game_import, name="import"),
-    path("games/<int:game_id>/replay/", views.replay, name="replay"),
-    path("games/<int:game_id>/record.json", views.record, name="record"),
-    path("leaderboard/", views.leaderboard, name="leaderboard"),
-    path("players/<int:user_id>/", views.player, name="player"),
+    path("games/archive/", history.archive, name="archive"),
+    path("games/import/", history.game_import, name="import"),
+    path("games/<int:game_id>/replay/", history.replay, name="replay"),
+    path("games/<int:game_id>/record.json", history.record, name="record"),
+    path("leaderboard/", history.leaderboard, name="leaderboard"),
+    path("players/<int:user_id>/", history.player, name="player"),
     path("games/orders/<int:order_id>/delete/", views.order_delete, name="order_delete"),
     path("games/<int:game_id>/", views.game_detail, name="detail"),
     path("games/<int:game_id>/join/", views.lobby_action, {"action": "join"}, name="join"),
@@ -30,6 +30,7 @@ urlpatterns = [
     path("games/<int:game_id>/start/", views.lobby_action, {"action": "start"}, name="start"),
     path("games/<int:game_id>/cancel/", views.lobby_action, {"action": "cancel"}, name="cancel"),
     path("games/<int:game_id>/act/", views.act, name="act"),
+    path("games/<int:game_id>/undo/", views.undo, name="undo"),
     path("games/<int:game_id>/back/", views.lobby_action, {"action": "back"}, name="back"),
     path("games/<int:game_id>/poll/", views.poll, name="poll"),
     path("games/<int:game_id>/partial/<str:name>/", views.partial, name="partial"),

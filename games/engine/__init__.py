@@ -10,6 +10,7 @@ Public API (architecture §2)::
     view_for(state, viewer) -> View / redact_event(event, viewer)   # typed views: view_types
     replay(setup, actions) -> state
     to_dict(state) / from_dict(data) / state_hash(state)
+    undo_barrier(before, seat, action, transition) -> Barrier | None   # may a step be taken back
     to_text(state, action, lang) / parse_text(state, seat, text, lang)   # the move notation
     territory_name / artefact_name / card_name(content, id, lang)        # component names, 4 languages
 """
@@ -17,7 +18,7 @@ Public API (architecture §2)::
 from .actions import Action, card_id, parse_action
 from .content import Board, Content, load_board, load_content
 from .errors import ContentError, EngineError, ErrorCode, IllegalAction, InvalidActionPayload, InvalidSeat
-from .kinds import ActionType, ArtefactType, CardKind, EventType, Phase, PromptKind
+from .kinds import ActionType, ArtefactType, Barrier, CardKind, EventType, Phase, PromptKind
 from .names import artefact_name, card_name, territory_name
 from .notation import LANGS as NOTATION_LANGS
 from .notation import NotationError, legal_forms, parse_text, to_text
@@ -39,6 +40,7 @@ from .rules import (
     victory_points,
 )
 from .state import GameState, canonical_json, from_dict, state_hash, to_dict
+from .undo import undo_barrier
 from .view import public_summary, redact_event, view_for
 from .view_types import (
     ArtefactView,
@@ -71,6 +73,7 @@ __all__ = [
     "ActionType",
     "ArtefactType",
     "ArtefactView",
+    "Barrier",
     "BattleSideView",
     "BattleView",
     "Board",
@@ -134,6 +137,7 @@ __all__ = [
     "territory_name",
     "to_dict",
     "to_text",
+    "undo_barrier",
     "victory_points",
     "view_for",
 ]

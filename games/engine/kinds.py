@@ -99,6 +99,18 @@ class EventType(StrEnum):
     FEAR_CHOICE = "fear_choice"  # Sceptre of Fear / Vigour used or not (R67, Q3)
 
 
+class Barrier(StrEnum):
+    """Why a recorded step cannot be taken back (issue 16, Board Game Arena's undo policy): the new
+    information it brought, most telling first (:func:`games.engine.undo_barrier`)."""
+
+    CARD_DRAWN = "card_drawn"  # a card was drawn or a deck reshuffled (R96, R99)
+    DICE_ROLLED = "dice_rolled"  # a die was rolled or chance decided something (R85, R119)
+    CARD_REVEALED = "card_revealed"  # a card was played, revealed or looked at (R32, R68, R70, R41)
+    WINDOW_OPENED = "window_opened"  # a response window or a battle began (R37, R57)
+    TURN_OVER = "turn_over"  # a turn ended or began, or the game ended (R26, R93, R103)
+    ANSWER = "answer"  # an answer to another player's window, battle or choice, not a step of one's own turn
+
+
 class Phase(StrEnum):
     """What a game waits for (``current_phase``, the view's ``phase``; R27–R28)."""
 

@@ -1,7 +1,8 @@
 """Every write to a game (architecture §3), one module per capability: :mod:`~games.services.lobby`,
-:mod:`~games.services.play`, :mod:`~games.services.projection` (prompts and deadlines),
-:mod:`~games.services.history` (verifying and importing records), :mod:`~games.services.orders` (standing
-orders), :mod:`~games.services.ratings` and :mod:`~games.services.outbox` (notification rows).
+:mod:`~games.services.play`, :mod:`~games.services.undo` (taking steps back),
+:mod:`~games.services.projection` (prompts and deadlines), :mod:`~games.services.history` (verifying and
+importing records), :mod:`~games.services.orders` (standing orders), :mod:`~games.services.ratings` and
+:mod:`~games.services.outbox` (notification rows).
 
 Each write runs in ``transaction.atomic()`` with the game row locked (``select_for_update``), checks
 ``expected_seq`` (or an open prompt key), lets the engine judge, then stores the new state, its
@@ -38,6 +39,7 @@ from games.services.play import (
 )
 from games.services.projection import vacation_apply
 from games.services.tutorial import GUIDED_TURN, tutorial_start
+from games.services.undo import Takeback, UndoRefused, UndoResult, action_undo, takeback_for
 
 __all__ = [
     "GUIDED_TURN",
@@ -52,7 +54,11 @@ __all__ = [
     "ServiceError",
     "StaleState",
     "SubmitResult",
+    "Takeback",
+    "UndoRefused",
+    "UndoResult",
     "action_submit",
+    "action_undo",
     "deadlines_sweep",
     "game_cancel",
     "game_create",
@@ -70,6 +76,7 @@ __all__ = [
     "seats_fill_with_bots",
     "standing_order_add",
     "standing_order_delete",
+    "takeback_for",
     "tutorial_start",
     "vacation_apply",
     "window_defaults",

@@ -34,23 +34,33 @@ def game_verify(*, game_id: int) -> tuple[bool, str]:
         return False, "no such game"
     if game.setup is None:
         return True, "not started: nothing to verify"
-    state = engine.new_game(game.setup)
-    expected = 1
-    for record in game.actions.order_by("seq").iterator():
-        if record.seq != expected:
-            return False, f"gap in the log: expected seq {expected}, found {record.seq}"
+    records = {r.seq: r for r in game.actions.order_by("seq").iterator()}
+    undos: dict[int, set[int]] = {}  # undo seq -> the seqs it took back (issue 16)
+    for r in records.values():
+        if r.undone_in is not None:
+            undos.setdefault(r.undone_in, set()).add(r.seq)
+    if set(records) & set(undos) or set(records) | set(undos) != set(range(1, game.seq + 1)):
+        return False, f"gap in the log: seq 1..{game.seq} are not each one record or one undo"
+    # The steps in force, as a stack: a record applies to the top; an undo takes back the top steps.
+    stack: list[tuple[int, engine.GameState]] = [(0, engine.new_game(game.setup))]
+    for seq in range(1, game.seq + 1):
+        record = records.get(seq)
+        if record is None:
+            if {n for n, _ in stack[-len(undos[seq]) :]} != undos[seq]:
+                return False, f"undo {seq} does not take back the last steps"
+            del stack[-len(undos[seq]) :]
+            continue
         try:
-            state = record_apply(state, record)
+            state = record_apply(stack[-1][1], record)
         except (engine.IllegalAction, engine.InvalidActionPayload) as exc:
-            return False, f"action {record.seq} no longer applies: {exc}"
+            return False, f"action {seq} no longer applies: {exc}"
         if engine.state_hash(state) != record.state_hash:
-            return False, f"hash mismatch after action {record.seq}"
-        expected += 1
-    if game.seq != expected - 1:
-        return False, f"game.seq is {game.seq} but the log has {expected - 1} actions"
+            return False, f"hash mismatch after action {seq}"
+        stack.append((seq, state))
+    state = stack[-1][1]
     if engine.state_hash(state) != game.state_hash or engine.to_dict(state) != game.state:
         return False, "the stored state differs from the replayed state"
-    return True, f"ok: {game.seq} actions replayed, hash {game.state_hash[:12]}"
+    return True, f"ok: {len(stack) - 1} actions replayed, hash {game.state_hash[:12]}"
 
 
 #: Limits of an imported game record (bytes of JSON are checked by the view).
@@ -139,7 +149,7 @@ def _import_replay(game: Game, state: engine.GameState, actions: list[Any]) -> A
         except (engine.IllegalAction, engine.InvalidActionPayload, BadPayload) as exc:
             raise BadPayload(f"action {index} does not apply: {exc}", index=index) from exc
         source = entry.get("source") if entry.get("source") in sources else ActionRecord.Source.WEB
-        records.append(record_for(game, index + 1, entry["seat"], str(source), action, t))
+        records.append(record_for(game, index + 1, entry["seat"], str(source), action, state, t))
         state = t.state
         if snapshot_due(index + 1):
             snapshots.append((index + 1, state))

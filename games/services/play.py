@@ -58,12 +58,25 @@ def snapshot_due(seq: int) -> bool:
     return seq % settings.SNAPSHOT_EVERY == 0
 
 
+#: The sources whose steps their player may take back (issue 16): a person acting, on a page, through the
+#: API or by email. Bots, stand-ins, standing orders, the server and timeouts never undo.
+TAKEBACK_SOURCES = frozenset({ActionRecord.Source.WEB, ActionRecord.Source.API, ActionRecord.Source.EMAIL})
+
+
 def record_for(
-    game: Game, seq: int, seat: int | None, source: str, action: engine.Action, t: engine.Transition
+    game: Game,
+    seq: int,
+    seat: int | None,
+    source: str,
+    action: engine.Action,
+    before: engine.GameState,
+    t: engine.Transition,
 ) -> ActionRecord:
     """The (unsaved) record of ``action`` by ``seat`` (``None``: a system action) as action ``seq`` of
-    ``game``, from ``source`` (web, api, email, timeout, bot, standing), with the transition's events and
-    the hash of the state after it."""
+    ``game``, from ``source`` (web, api, email, timeout, bot, standing), with the transition's events, the
+    hash of the state after it, and whether its player may take it back (``engine.undo_barrier`` applied
+    to ``before``, the state it was applied to; only for :data:`TAKEBACK_SOURCES`)."""
+    barrier = engine.undo_barrier(before, before.active if seat is None else seat, action, t)
     return ActionRecord(
         game=game,
         seq=seq,
@@ -72,6 +85,8 @@ def record_for(
         payload=action.to_dict(),
         events=t.events,
         state_hash=engine.state_hash(t.state),
+        takeback=barrier is None and source in TAKEBACK_SOURCES,
+        barrier=barrier or "",
     )
 
 
@@ -122,7 +137,7 @@ def bots_run(
                 raise
             continue  # the standing order does not fit this window: leave it to the player
         seq += 1
-        records.append(record_for(game, seq, seat, source, action, t))
+        records.append(record_for(game, seq, seat, source, action, state, t))
         state = t.state
         if snapshot_due(seq):
             snapshots.append((seq, state))
@@ -194,7 +209,7 @@ def action_submit(
             t = engine.apply(state, seat, action)
         except engine.IllegalAction as exc:
             raise Illegal(exc.code.value, engine_code=exc.code.value, **exc.params) from exc
-        records = [record_for(game, game.seq + 1, seat, source, action, t)]
+        records = [record_for(game, game.seq + 1, seat, source, action, state, t)]
         if source != ActionRecord.Source.TIMEOUT:
             _reset_misses(seats, seat)  # the player acted: the run of missed deadlines is over
         applied = bots_run(game, t.state, stand_ins(seats), records, game.seq + 1, seats)
@@ -277,7 +292,7 @@ def prompt_expire(*, game_id: int, seat: int, key: str, now: datetime | None = N
             return False
         t = engine.apply(state, seat, prompt.timeout_action)
         source = ActionRecord.Source.SERVER if prompt.auto else ActionRecord.Source.TIMEOUT
-        records = [record_for(game, game.seq + 1, seat, source, prompt.timeout_action, t)]
+        records = [record_for(game, game.seq + 1, seat, source, prompt.timeout_action, state, t)]
         mine = next((s for s in seats if s.number == seat), None)
         if prompt.kind == engine.PromptKind.TURN and mine is not None and not mine.is_bot:
             # the turn itself was missed (its optional steps do not count)

@@ -108,7 +108,7 @@ def tutorial_start(*, user: User) -> Game:
         for seq, (seat, payload) in enumerate(OPENING, start=1):
             action = engine.parse_action(payload)
             transition = engine.apply(state, seat, action)
-            records.append(record_for(game, seq, seat, ActionRecord.Source.SERVER, action, transition))
+            records.append(record_for(game, seq, seat, ActionRecord.Source.SERVER, action, state, transition))
             state = transition.state
             if snapshot_due(seq) and seq < len(OPENING):  # bots_run keeps the last one if due
                 snapshots.append((seq, state))

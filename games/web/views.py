@@ -12,13 +12,11 @@ import hashlib
 import logging
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
-from django.core.paginator import Paginator
 from django.db import DatabaseError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.shortcuts import redirect, render
@@ -34,32 +32,25 @@ from accounts.models import User
 from games import services
 from games.components import OPTION_TEXTS
 from games.messages import illegal_message, service_message
-from games.models import RATING_POOLS, Game
+from games.models import Game
 from games.notify import content as notify_content
 from games.notify import links as notify_links
 from games.selectors import (
     GameView,
     game_get,
-    game_record,
     game_view,
-    player_profile,
-    replay_view,
     seat_of,
     visible_seq,
     visible_to,
 )
-from games.selectors import archive as select_archive
-from games.selectors import leaderboard as select_leaderboard
 from games.selectors import my_games as select_my_games
 from games.web.forms import (
-    ArchiveFilterForm,
     GameCreateForm,
     PayloadError,
     StandingOrderForm,
     action_payload,
-    json_loads_strict,
 )
-from games.web.presenters import page_model, rating_chart
+from games.web.presenters import page_model
 from games.web.presenters.confirm import confirmation, may_ask
 from games.web.presenters.rules import rules_model
 
@@ -175,9 +166,13 @@ def game_new(request: HttpRequest) -> HttpResponse:
     return render(request, "games/new.html", {"form": form}, status=status)
 
 
-def _load(request: HttpRequest, game_id: int, token: str | None = None) -> Game:
+def load_game(request: HttpRequest, game_id: int, token: str | None = None) -> Game:
     """The game with its seats, or 404 — also for private games the user has no seat in (unless the
-    invite ``token`` matches)."""
+    invite ``token`` matches).
+
+    Raises:
+        Http404: no such game, or one the user may not see.
+    """
     game = game_get(game_id)
     if game is None:
         raise Http404(_("No such game."))
@@ -229,7 +224,9 @@ def _names_digest(gv: GameView) -> str:
     return hashlib.blake2s(names.encode(), digest_size=8).hexdigest()
 
 
-def _context(request: HttpRequest, gv: GameView, **extra: Any) -> dict[str, Any]:
+def page_context(request: HttpRequest, gv: GameView, **extra: Any) -> dict[str, Any]:
+    """The template context of a game page for ``gv``: the page model (:func:`page_model`), the panels'
+    cache key, the seq, the viewer's time zone, plus ``extra``."""
     now = timezone.now()
     page = page_model(gv, now)
     seat = "spectator" if gv.seat is None else gv.seat
@@ -259,7 +256,7 @@ def _context(request: HttpRequest, gv: GameView, **extra: Any) -> dict[str, Any]
 @require_safe
 def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
     """The lobby of an open table, or the game page of a running or finished game."""
-    game = _load(request, game_id)
+    game = load_game(request, game_id)
     if game.status == Game.Status.LOBBY:
         return _lobby(request, game)
     if _is_htmx(request) and request.htmx.target == "lobby":  # type: ignore[attr-defined]
@@ -267,7 +264,7 @@ def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
     gv = game_view(game, request.user)
     if gv.view is None:
         raise Http404(_("No such game."))
-    return render(request, DETAIL_TEMPLATE, _context(request, gv))
+    return render(request, DETAIL_TEMPLATE, page_context(request, gv))
 
 
 @login_required
@@ -276,13 +273,13 @@ def partial(request: HttpRequest, game_id: int, name: str) -> HttpResponse:
     """One partial of the game page (for htmx, or to link to one panel)."""
     if name not in PARTIALS:
         raise Http404(_("No such panel."))
-    game = _load(request, game_id)
+    game = load_game(request, game_id)
     if game.status == Game.Status.LOBBY:
         raise Http404(_("The game has not started."))
     gv = game_view(game, request.user, with_log=name == "log")
     if gv.view is None:
         raise Http404(_("No such game."))
-    return render(request, f"{DETAIL_TEMPLATE}#{name}", _context(request, gv))
+    return render(request, f"{DETAIL_TEMPLATE}#{name}", page_context(request, gv))
 
 
 def _partials(
@@ -318,11 +315,11 @@ def poll(request: HttpRequest, game_id: int) -> HttpResponse:
         return HttpResponse(_("seq must be a whole number."), status=400, content_type="text/plain")
     if current == seen:
         return HttpResponse(status=204)
-    game = _load(request, game_id)
+    game = load_game(request, game_id)
     if game.status == Game.Status.LOBBY:
         return HttpResponse(status=204)
     gv = game_view(game, request.user)
-    context = _context(request, gv, last_seen=seen)
+    context = page_context(request, gv, last_seen=seen)
     skip = {"decision"} if request.GET.get("sig") == context["page"].decision["sig"] else set()
     return HttpResponse(_partials(request, context, None, skip))
 
@@ -336,7 +333,7 @@ def act(request: HttpRequest, game_id: int) -> HttpResponseBase:
     not your seat → 403; stale ``expected_seq`` → 409 with the refreshed page; illegal → 422 with the
     decision form and the rule that stopped the move (htmx), or a redirect with that message.
     """
-    game = _load(request, game_id)
+    game = load_game(request, game_id)
     if game.status == Game.Status.LOBBY:
         messages.error(request, _("The game has not started yet."))
         return redirect("games:detail", game_id=game.pk)
@@ -371,7 +368,40 @@ def act(request: HttpRequest, game_id: int) -> HttpResponseBase:
         return redirect("games:detail", game_id=game.pk)
     fresh = game_get(game.pk)
     assert fresh is not None
-    context = _context(request, game_view(fresh, request.user), last_seen=game.seq)
+    context = page_context(request, game_view(fresh, request.user), last_seen=game.seq)
+    return HttpResponse(_partials(request, context, "decision"))
+
+
+@login_required
+@require_POST
+def undo(request: HttpRequest, game_id: int) -> HttpResponseBase:
+    """Take back the user's last step of the turn (``services.action_undo``, issue 16); ``steps`` (default
+    1) takes back more at once.
+
+    Answers: success → the refreshed partials (htmx) or a redirect to the game page with what was taken
+    back; malformed → 400; not your seat → 403; stale ``expected_seq`` → 409 with the refreshed page;
+    nothing (more) to undo → 409 with the reason.
+    """
+    game = load_game(request, game_id)
+    try:
+        expected_seq = int(request.POST.get("expected_seq", ""))
+        steps = int(request.POST.get("steps", "1"))
+    except ValueError:
+        return _refused(request, game, 400, _("expected_seq and steps must be whole numbers."))
+    try:
+        services.action_undo(game_id=game.pk, user=_user(request), expected_seq=expected_seq, steps=steps)
+    except services.StaleState:
+        return _refused(request, game_id, 409, _("The game has moved on. Here is the current position."))
+    except services.ServiceError as exc:
+        return _refused(request, game_id, exc.status, service_message(exc))
+    if not _is_htmx(request):
+        messages.success(
+            request, ngettext("Step taken back.", "%(n)d steps taken back.", steps) % {"n": steps}
+        )
+        return redirect("games:detail", game_id=game.pk)
+    fresh = game_get(game.pk)
+    assert fresh is not None
+    context = page_context(request, game_view(fresh, request.user), last_seen=game.seq)
     return HttpResponse(_partials(request, context, "decision"))
 
 
@@ -384,7 +414,7 @@ def _ask_first(request: HttpRequest, game: Game, payload: dict[str, Any]) -> Htt
     gv = game_view(game, request.user, with_log=False)
     if gv.view is None or gv.seat is None:
         return None
-    context = _context(request, gv)
+    context = page_context(request, gv)
     question = confirmation(context["page"].view, payload)
     if question is None:
         return None
@@ -411,7 +441,7 @@ def _refused(request: HttpRequest, game: Game | int, status: int, message: str) 
     gv = game_view(game, request.user)
     if gv.view is None:
         raise Http404(_("No such game."))
-    context = _context(request, gv, error=message, error_status=status)
+    context = page_context(request, gv, error=message, error_status=status)
     if _is_htmx(request):
         if status == 409:
             return HttpResponse(_partials(request, context, "decision"), status=status)
@@ -477,7 +507,7 @@ def lobby_action(request: HttpRequest, game_id: int, action: str) -> HttpRespons
         Http404: no such game, or a private game the user may not see (``action`` comes from the URLconf).
     """
     spec = LOBBY_ACTIONS[action]
-    game = _load(request, game_id, request.POST.get("token") if spec.token else None)
+    game = load_game(request, game_id, request.POST.get("token") if spec.token else None)
     return _lobby_run(request, game, spec)
 
 
@@ -485,7 +515,7 @@ def lobby_action(request: HttpRequest, game_id: int, action: str) -> HttpRespons
 @require_http_methods(["GET", "POST"])
 def invite(request: HttpRequest, game_id: int, token: str) -> HttpResponse:
     """The invite link of a private table: GET shows the table with a join button; POST joins."""
-    game = _load(request, game_id, token)
+    game = load_game(request, game_id, token)
     if request.method == "POST":
         return _lobby_run(request, game, LOBBY_ACTIONS["join"])
     if game.status != Game.Status.LOBBY:
@@ -576,115 +606,3 @@ def order_delete(request: HttpRequest, order_id: int) -> HttpResponse:
         raise Http404(service_message(exc)) from exc
     messages.success(request, _("Standing order deleted."))
     return redirect("games:orders")
-
-
-# --------------------------------------------------------------------------------------------------------
-# History (issue 5): replays, records, leaderboard, player profiles, the archive
-# --------------------------------------------------------------------------------------------------------
-
-
-@login_required
-@require_safe
-def replay(request: HttpRequest, game_id: int) -> HttpResponse:
-    """Step through a finished game (``?step=N``, 0 = the setup; default the end): board, scores and log as
-    a spectator saw them, plus the viewer's own hand if they played. 404 for a game not finished."""
-    game = _load(request, game_id)
-    if game.status != Game.Status.FINISHED:
-        raise Http404(_("Only finished games can be replayed."))
-    try:
-        step = int(request.GET.get("step", game.seq))
-    except ValueError:
-        step = game.seq
-    step = max(0, min(step, game.seq))
-    gv = replay_view(game, request.user, step)
-    seat = "spectator" if gv.seat is None else gv.seat
-    context = _context(
-        request,
-        gv,
-        panel_key=f"replay.{game.pk}.{step}.{seat}.{get_language()}.{timezone.get_current_timezone_name()}",
-        step=step,
-        steps=game.seq,
-        prev_step=max(step - 1, 0),
-        next_step=min(step + 1, game.seq),
-    )
-    return render(request, "games/replay.html", context)
-
-
-@login_required
-@require_safe
-def record(request: HttpRequest, game_id: int) -> HttpResponse:
-    """Download a finished game as a game record (``docs/game-record.md``). 404 for a game not finished."""
-    game = _load(request, game_id)
-    if game.status != Game.Status.FINISHED:
-        raise Http404(_("Only finished games can be exported."))
-    response = JsonResponse(game_record(Game.objects.get(pk=game.pk)), json_dumps_params={"indent": 1})
-    response["Content-Disposition"] = f'attachment; filename="medieval-mastery-{game.pk}.json"'
-    return response
-
-
-#: Largest game record accepted for import (bytes).
-IMPORT_MAX_BYTES = 4_000_000
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def game_import(request: HttpRequest) -> HttpResponse:
-    """Import a finished game record (file upload or pasted JSON) to replay it. A bad record re-renders the
-    form with the reason (400) and stores nothing."""
-    error = ""
-    if request.method == "POST":
-        upload = request.FILES.get("file")
-        raw = (
-            upload.read(IMPORT_MAX_BYTES + 1) if upload is not None else request.POST.get("text", "").encode()
-        )
-        if not raw.strip():
-            error = _("Choose a record file or paste its JSON.")
-        elif len(raw) > IMPORT_MAX_BYTES:
-            error = _("This record is too large.")
-        else:
-            try:
-                data = json_loads_strict(raw)
-                game = services.game_import(user=_user(request), record=data)
-            except (ValueError, UnicodeDecodeError, RecursionError):
-                error = _("This is not JSON.")
-            except services.ServiceError as exc:
-                error = service_message(exc)
-            else:
-                messages.success(request, _("Record imported. Step through it below."))
-                return redirect(reverse("games:replay", args=[game.pk]) + "?step=0")
-    return render(request, "games/import.html", {"error": error}, status=400 if error else 200)
-
-
-def leaderboard(request: HttpRequest) -> HttpResponse:
-    """Ratings by conservative value (OpenSkill ``mu - 3 sigma``), overall or by player count
-    (``?players=N``)."""
-    pool = request.GET.get("players", "all")
-    if pool not in RATING_POOLS:
-        pool = "all"
-    rows = select_leaderboard(pool)
-    return render(request, "games/leaderboard.html", {"rows": rows, "pool": pool, "pools": RATING_POOLS})
-
-
-def player(request: HttpRequest, user_id: int) -> HttpResponse:
-    """A player's profile: ratings, rating history chart, games played and won, current games,
-    reliability."""
-    who = User.objects.filter(pk=user_id, is_active=True).first()
-    if who is None:
-        raise Http404(_("No such player."))
-    profile = player_profile(who, request.user)
-    return render(request, "games/player.html", {"profile": profile, "chart": rating_chart(profile.history)})
-
-
-def archive(request: HttpRequest) -> HttpResponse:
-    """Finished games with filters (player count, player, optional rule, rated only), 25 per page. A filter
-    that does not validate (:class:`games.web.forms.ArchiveFilterForm`) is ignored with a notice."""
-    form = ArchiveFilterForm(request.GET)
-    filters = form.filters()
-    games = select_archive(viewer=request.user, **filters)
-    page = Paginator(games, 25).get_page(request.GET.get("page"))
-    query = {k: "1" if v is True else v for k, v in filters.items() if v}  # the pager keeps valid filters
-    return render(
-        request,
-        "games/archive.html",
-        {"page": page, "filters": filters, "query": urlencode(query), "notices": form.notices},
-    )

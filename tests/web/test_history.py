@@ -24,7 +24,7 @@ from accounts.models import User
 from games import engine
 from games.models import ActionRecord, Game, Rating, RatingChange, Seat, Snapshot
 from games.selectors import replay_view, state_at
-from games.web.views import IMPORT_MAX_BYTES
+from games.web.history import IMPORT_MAX_BYTES
 
 from .conftest import create_started_game, create_user, seat_users
 from .test_hidden_information import CARD_ID, _secrets

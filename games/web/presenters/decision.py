@@ -19,6 +19,7 @@ from games.actions_ui import ACTION_KINDS, FormShape
 from games.engine import ActionType, PromptKind
 from games.selectors import GameView
 from games.web.presenters.common import actions_by_type, artefact_owner, card_label, crown_of, place_labels
+from games.web.presenters.undo import undo_model
 from games.web.presenters.why_not import why_not
 
 PROMPT_HEADLINES: dict[str, Any] = {
@@ -297,7 +298,7 @@ def decision_model(gv: GameView, names: dict[int, str], now: datetime) -> dict[s
         ``{"forms" (:func:`decision_forms`), "has_forms", "prompt" (the viewer's first prompt dict or
         ``None``), "prompt_key", "headline", "my_deadline", "waiting_names", "waiting_deadline", "spectator",
         "sig" (12 hex digits that change when the decision does), "now", "why_not"
-        (:func:`.why_not.why_not`)}``.
+        (:func:`.why_not.why_not`), "undo" (:func:`.undo.undo_model`)}``.
     """
     view = gv.view
     assert view is not None
@@ -322,6 +323,7 @@ def decision_model(gv: GameView, names: dict[int, str], now: datetime) -> dict[s
         "sig": _signature(gv, waiting_seats),
         "now": now,
         "why_not": why_not(view, gv.legal, me),
+        "undo": undo_model(gv, names),
     }
 
 
