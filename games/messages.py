@@ -182,7 +182,10 @@ def content_message(message: str) -> str:
 #: Why nothing (more) can be undone, by barrier: the words and the rule (issue 16, BGA's undo policy).
 BARRIER_TEXTS: dict[str, tuple[Promise, str]] = {
     Barrier.CARD_DRAWN: (gettext_lazy("a card has been drawn since your last step"), "R96"),
-    Barrier.DICE_ROLLED: (gettext_lazy("dice have been rolled since your last step"), "R85"),
+    Barrier.DICE_ROLLED: (
+        gettext_lazy("dice have been rolled or a card picked at random since your last step"),
+        "R85",
+    ),
     Barrier.CARD_REVEALED: (gettext_lazy("a card has been revealed since your last step"), "R32"),
     Barrier.WINDOW_OPENED: (
         gettext_lazy("a response window or a battle has begun since your last step"),

@@ -49,25 +49,33 @@ class Takeback:
 
 
 def takeback_run(records: Iterable[ActionRecord], seat: int) -> Takeback:
-    """The trailing run of ``seat``'s own steps that can be taken back.
+    """The trailing run of ``seat``'s own steps that can be taken back, and what stops a look further back.
 
     Args:
         records: the game's counted records (not undone), newest first.
         seat: the seat asking.
 
     Returns:
-        A :class:`Takeback`: the steps, and the barrier of the first record that is not one of them (another
-        seat's record with nothing telling of its own counts as that seat's ``answer``).
+        A :class:`Takeback`: the steps, and the most telling barrier (in :class:`games.engine.Barrier`'s
+        order: a card drawn first) among the records after them, back to and including the seat's own
+        latest record or the start of the turn, whichever comes first. Another seat's record with nothing
+        telling of its own counts as an ``answer``.
     """
     run = Takeback()
+    found: list[str] = []
     for record in records:
-        if record.seat == seat and record.takeback:
+        if not found and record.seat == seat and record.takeback:
             run.steps.append(record)
             continue
-        run.barrier = record.barrier
-        if record.seat != seat and run.barrier in ("", engine.Barrier.ANSWER):
-            run.barrier = engine.Barrier.ANSWER
-        break
+        barrier = record.barrier
+        if record.seat != seat and barrier in ("", engine.Barrier.ANSWER):
+            barrier = engine.Barrier.ANSWER
+        found.append(barrier)
+        if record.seat == seat or barrier == engine.Barrier.TURN_OVER:
+            break
+    order = list(engine.Barrier)
+    known = [b for b in found if b in order]
+    run.barrier = min(known, key=lambda b: order.index(engine.Barrier(b))) if known else ""
     return run
 
 

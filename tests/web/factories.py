@@ -162,7 +162,7 @@ def game_from_state(
             Seat.objects.create(game=game, number=s, user=placed.get(s), is_bot=s in bot_seats)
             for s in range(n)
         ]
-        befores = [engine.new_game(setup)] + [step.transition.state for step in log[:-1]]
+        befores = [engine.new_game(setup), *(step.transition.state for step in log)][: len(log)]
         records = [
             record_for(game, i, step.seat, ActionRecord.Source.WEB, step.action, before, step.transition)
             for i, (step, before) in enumerate(zip(log, befores, strict=True), start=1)
