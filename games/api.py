@@ -246,7 +246,7 @@ class UndoIn(Schema):
     expected_seq: Annotated[StrictInt, Ge(0), Le(MAX_INT), BeforeValidator(_whole_number)] = Field(
         description="the game's `seq` you acted on; a different value is refused with 409"
     )
-    steps: Annotated[StrictInt, Ge(1), Le(100)] = Field(
+    steps: Annotated[StrictInt, Ge(1), Le(100), BeforeValidator(_whole_number)] = Field(
         default=1, description="how many of your steps to take back, newest first"
     )
 

@@ -26,6 +26,7 @@ OPERATIONS = {
     ("GET", "/api/games/{game_id}"),
     ("GET", "/api/games/{game_id}/legal"),
     ("POST", "/api/games/{game_id}/actions"),
+    ("POST", "/api/games/{game_id}/undo"),
     ("GET", "/api/me/games"),
 }
 

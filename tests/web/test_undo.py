@@ -179,7 +179,7 @@ def test_nobody_else_sees_an_undone_step() -> None:
     out for every seat, the undoer included; only its record in the database keeps it."""
     game, alice, bob = two_players()
     client = client_for(alice)
-    game = act(client, game, {"type": "redistribute", "moves": [{"from": "t1", "to": "castle", "knights": 3}]})
+    game = act(client, game, REDISTRIBUTE)
     game = act(client, game, ADVANCE_EMPTY)
     bob_client = client_for(bob)
     steps = [f'<li data-seq="{seq}"' for seq in (game.seq - 1, game.seq)]
