@@ -150,10 +150,14 @@ def web(browser: Browser, live_server: Any) -> Iterator[Web]:
         ctx.close()
 
 
-def shot(page: Page, name: str) -> Path:
-    """Save a screenshot of the top of the page (its viewport) as ``<SCREENSHOTS>/<name>.png``."""
+def shot(page: Page, name: str, at: str | None = None) -> Path:
+    """Save a screenshot of the page's viewport as ``<SCREENSHOTS>/<name>.png``: its top, or with the
+    element ``at`` (a selector) at the top of the screen."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.evaluate("window.scrollTo(0, 0)")
+    if at is None:
+        page.evaluate("window.scrollTo(0, 0)")
+    else:
+        page.locator(at).evaluate("el => el.scrollIntoView({block: 'start'})")
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), animations="disabled", caret="hide")
     return path

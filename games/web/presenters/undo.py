@@ -22,8 +22,9 @@ def undo_model(gv: GameView, names: dict[int, str]) -> dict[str, Any] | None:
         names: seat number -> public name (for the step's words).
 
     Returns:
-        ``None`` when it is not the viewer's turn; else ``{"steps": n, "last": words of the newest step}``
-        when ``n >= 1`` steps can be taken back, or ``{"steps": 0, "reason", "rule", "anchor"}``.
+        ``None`` when it is not the viewer's turn; else ``{"steps": n, "last": …}`` (the newest step's
+        first log line) when ``n >= 1`` steps can be taken back, or ``{"steps": 0, "reason", "rule",
+        "anchor"}``.
     """
     takeback = gv.takeback
     if takeback is None or gv.view is None:
@@ -32,6 +33,6 @@ def undo_model(gv: GameView, names: dict[int, str]) -> dict[str, Any] | None:
         places = {t["id"]: t["name"] for t in gv.view["map"] if "name" in t}
         newest = takeback.steps[0]
         lines = [describe(engine.redact_event(ev, gv.seat), names, places) for ev in newest.events]
-        return {"steps": len(takeback.steps), "last": " ".join(line for line in lines if line)}
+        return {"steps": len(takeback.steps), "last": next((line for line in lines if line), "")}
     reason, rule = barrier_text(takeback.barrier)
     return {"steps": 0, "reason": reason, "rule": rule, "anchor": rule_anchor(rule)}
