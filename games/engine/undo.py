@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from .actions import Action
 from .kinds import ActionType, Barrier, EventType, PromptKind
-from .prompts import pending
 from .rules import Transition
 from .state import GameState
 
@@ -84,24 +83,30 @@ def undo_barrier(before: GameState, seat: int, action: Action, transition: Trans
         return Barrier.WINDOW_OPENED
     if kinds & _TURN or after.turn != before.turn or after.active != before.active or after.winners:
         return Barrier.TURN_OVER
+    # With no window, battle or turn change after it, only a choice could ask someone else (R102).
     if not _own_step(before, seat, action) or (after.choice is not None and after.choice.seat != seat):
-        return Barrier.ANSWER
-    if any(p.seat != seat for p in pending(after)):
         return Barrier.ANSWER
     return None
 
 
 def _own_step(before: GameState, seat: int, action: Action) -> bool:
-    """Whether ``action`` is a step of ``seat``'s own turn, answering its turn-level decision."""
+    """Whether ``action`` (already accepted by the engine) is a step of ``seat``'s own turn: a manoeuvre or
+    Vitality step in its free window, manoeuvre or redistribution (R27, R28, R41), or the answer to its own
+    optional discard (R102); never in a response window or a battle."""
     if action.TYPE not in STEP_TYPES or before.active != seat or before.window or before.battle:
         return False
-    return any(p.seat == seat and p.kind in _STEP_PROMPTS for p in pending(before))
+    choice = before.choice
+    if choice is None:
+        return action.TYPE != ActionType.DISCARD_CHOICE
+    return choice.seat == seat and choice.kind == PromptKind.MAY_DISCARD
 
 
 def _piles_changed(before: GameState, after: GameState, *, decks: bool) -> bool:
-    """Whether any deck (``decks``), or else any hand or discard pile, changed."""
-    if decks:
-        return any(a.deck != b.deck for a, b in zip(before.players, after.players, strict=True))
-    return any(
-        (a.hand, a.discard) != (b.hand, b.discard) for a, b in zip(before.players, after.players, strict=True)
-    )
+    """Whether any deck (``decks``), or else any hand or discard pile, changed. A player the transition did
+    not touch is the same object (copy-on-write, ``Tx``), so only touched players are compared."""
+    for a, b in zip(before.players, after.players, strict=True):
+        if a is b:
+            continue
+        if (a.deck != b.deck) if decks else (a.hand != b.hand or a.discard != b.discard):
+            return True
+    return False
