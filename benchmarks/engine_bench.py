@@ -18,7 +18,7 @@ from typing import Any
 
 from games.engine import apply, current_phase, legal_actions, new_game, parse_action, pending, replay
 from games.engine.__main__ import play_random_game
-from games.engine.bot import choose
+from games.engine.bot import random_step
 from games.engine.notation import LANGS, parse_text, to_text
 from games.engine.rng import Rng
 from games.engine.state import GameState
@@ -36,13 +36,10 @@ def _mid_game_states(players: int, count: int, seed: int) -> list[tuple[GameStat
         state = new_game({"players": players, "seed": seed + k, "options": OPTIONS})
         stop = 40 + rng.below(120)
         for _ in range(stop):
-            prompts = pending(state)
-            if not prompts:
+            step = random_step(state, rng)
+            if step is None:
                 break
-            seat = prompts[0].seat
-            action = choose(state, seat, rng)
-            assert action is not None
-            state = apply(state, seat, action).state
+            state = apply(state, *step).state
         prompts = pending(state)
         if prompts:
             seat = prompts[0].seat

@@ -13,7 +13,7 @@ import statistics
 import time
 
 from games import engine
-from games.engine.bot import choose
+from games.engine.bot import random_step
 from games.engine.rng import Rng
 
 
@@ -23,14 +23,11 @@ def _playout(players: int, seed: int) -> tuple[engine.GameState, list[tuple[int,
     start = engine.new_game({"players": players, "seed": seed, "options": options})
     state, rng, moves = start, Rng(seed), []
     for _ in range(3000):
-        prompts = engine.pending(state)
-        if not prompts:
+        step = random_step(state, rng)
+        if step is None:
             break
-        seat = prompts[0].seat
-        action = choose(state, seat, rng)
-        assert action is not None
-        moves.append((seat, action))
-        state = engine.apply(state, seat, action).state
+        moves.append(step)
+        state = engine.apply(state, *step).state
     return start, moves
 
 

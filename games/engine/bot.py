@@ -51,3 +51,17 @@ def next_decision(state: GameState) -> int | None:
     """Return the lowest seat with an open prompt, or ``None`` when the game is over."""
     prompts = pending(state)
     return prompts[0].seat if prompts else None
+
+
+def random_step(state: GameState, rng: Rng) -> tuple[int, A.Action] | None:
+    """The next move of a random game: the lowest prompted seat and :func:`choose`'s action for it.
+
+    Returns:
+        ``(seat, action)``, or ``None`` when the game is over (nobody is prompted).
+    """
+    seat = next_decision(state)
+    if seat is None:
+        return None
+    action = choose(state, seat, rng)
+    assert action is not None, "a prompted seat always has a legal action"
+    return seat, action

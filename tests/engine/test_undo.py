@@ -17,7 +17,7 @@ from games.engine import (
     pending,
     undo_barrier,
 )
-from games.engine.bot import choose
+from games.engine.bot import random_step
 from games.engine.rng import Rng
 from games.engine.undo import STEP_TYPES
 from tests.engine.fixtures import castle_pos, edit, game, neighbours, place, set_artefacts, set_hand
@@ -93,12 +93,10 @@ def test_random_play_steps_that_can_be_taken_back_reveal_nothing() -> None:
         s = game(3, seed=seed)
         rng = Rng(seed)
         for _ in range(400):
-            prompts = pending(s)
-            if not prompts:
+            step = random_step(s, rng)
+            if step is None:
                 break
-            seat = prompts[0].seat
-            action = choose(s, seat, rng)
-            assert action is not None
+            seat, action = step
             t = apply(s, seat, action)
             b = undo_barrier(s, seat, action, t)
             if b is None:
