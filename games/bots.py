@@ -1,23 +1,57 @@
-"""Bot policies over ``legal_actions`` (architecture §3): fill empty seats, stand in for absent players.
+"""Bots on the site (issue 17): fill empty seats at a level and stand in for absent players.
 
-The bot is the engine's random-legal policy, seeded from the game id and ``seq`` so that a bot move is
-reproducible from the log.
+A bot decides from its seat's observation only (:func:`games.engine.ai.observe.observe`: what the seat
+may know, R95), at its level (``easy``, ``normal``, ``hard``; ``random`` is the engine's random-legal bot,
+for tests and benchmarks), seeded from the game id and ``seq`` so that a bot move is reproducible from the
+log. A stand-in for an absent player plays at ``normal`` and keeps the player's Fracture and Tactical
+Advance cards (it never spends them for someone who is not there to choose).
 """
 
 from __future__ import annotations
 
 from games import engine
+from games.engine.ai.levels import LEVELS, decide
+from games.engine.ai.observe import observe
 from games.engine.bot import choose
 from games.engine.rng import Rng
 
+#: Levels a seat may have: the three of the site and the random bot (tests and benchmarks only).
+BOT_LEVELS = (*LEVELS, "random")
+#: The level of a stand-in for an absent player (issue 17).
+STAND_IN = "stand-in"
 
-def bot_action(state: engine.GameState, seat: int, game_id: int, seq: int) -> engine.Action:
-    """Choose an action for ``seat`` (which must have a decision) with a per-(game, seq) seeded RNG.
+#: What a stand-in never spends for its absent player (issue 17): Fracture and Tactical Advance.
+_KEPT = frozenset({engine.ActionType.FRACTURE, engine.ActionType.TACTICAL_ADVANCE})
+
+
+def bot_action(
+    state: engine.GameState, seat: int, game_id: int, seq: int, level: str = "normal"
+) -> engine.Action:
+    """Choose an action for ``seat`` (which must have a decision) at ``level`` (a bot level or
+    :data:`STAND_IN`), seeded per (game, seq).
 
     Raises:
-        ValueError: the seat has no decision to make.
+        ValueError: the seat has no decision to make, or an unknown level.
     """
-    action = choose(state, seat, Rng(game_id * 1_000_003 + seq))
-    if action is None:
-        raise ValueError(f"seat {seat} has no decision")
-    return action
+    seed = game_id * 1_000_003 + seq
+    if level == "random":
+        action = choose(state, seat, Rng(seed))
+        if action is None:
+            raise ValueError(f"seat {seat} has no decision")
+        return action
+    if level == STAND_IN:
+        return _stand_in(state, seat, seed)
+    return decide(observe(state, seat), level, seed)
+
+
+def _stand_in(state: engine.GameState, seat: int, seed: int) -> engine.Action:
+    """A normal-level move that spends no Fracture (in a free window or a response window) and no
+    Tactical Advance (issue 17)."""
+    return decide(observe(state, seat), "normal", seed, allowed=_keeps_cards)
+
+
+def _keeps_cards(action: engine.Action) -> bool:
+    """Whether ``action`` spends neither Fracture nor Tactical Advance."""
+    if isinstance(action, engine.actions.Respond):
+        return not action.fracture
+    return action.TYPE not in _KEPT

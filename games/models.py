@@ -75,6 +75,14 @@ class Game(models.Model):
         return f"{self.title} (#{self.pk})"
 
 
+#: Bot levels a table may choose (issue 17), with their names in the reader's language.
+BOT_LEVEL_NAMES: dict[str, Any] = {
+    "easy": _("easy"),
+    "normal": _("normal"),
+    "hard": _("hard"),
+}
+
+
 class Seat(models.Model):
     """A seat at a table: a user or a bot. ``number`` is the join order in the lobby and the engine seat
     (0..n-1, clockwise) once the game has started."""
@@ -88,8 +96,11 @@ class Seat(models.Model):
     missed_deadlines = models.PositiveSmallIntegerField(default=0)
     final_rank = models.PositiveSmallIntegerField(null=True, blank=True)
     final_vp = models.PositiveSmallIntegerField(null=True, blank=True)
-    #: The name of a seat in an imported game record (no user).
+    #: The name of a seat in an imported game record (no user), or a bot's ("Bot 1").
     guest_name = models.CharField(max_length=40, blank=True)
+    #: A bot's level (issue 17): ``easy``, ``normal`` or ``hard`` (``random`` only for tests and
+    #: benchmarks); empty for people and for bots seated before levels existed (they play ``normal``).
+    bot_level = models.CharField(max_length=8, blank=True, default="")
 
     class Meta:
         ordering = ("number",)
@@ -105,12 +116,18 @@ class Seat(models.Model):
 
     @property
     def name(self) -> str:
-        """Public name: the user's display name, or "Bot N"."""
+        """Public name: the user's display name, or "Bot N" with its level ("Bot 1 (hard)", issue 17)."""
         if self.user is not None:
             return str(self.user)
-        if self.guest_name:
-            return self.guest_name
-        return f"Bot {self.number + 1}"
+        name = self.guest_name or f"Bot {self.number + 1}"
+        if self.is_bot:
+            return f"{name} ({BOT_LEVEL_NAMES.get(self.level, self.level)})"
+        return name
+
+    @property
+    def level(self) -> str:
+        """The level this seat's bot plays at (``normal`` for bots seated before levels existed)."""
+        return self.bot_level or "normal"
 
 
 class ActionRecord(models.Model):

@@ -12,9 +12,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from .actions import Action
+from .ai.arena import arena
 from .bot import choose, next_decision
 from .errors import ContentError, IllegalAction
 from .record import ReplayError, make_record, read_record, replay
@@ -78,6 +80,26 @@ def _replay(path: str) -> int:
     return 0
 
 
+def _arena(args: argparse.Namespace) -> int:
+    """Run :func:`games.engine.ai.arena.arena`, print its report and write its records."""
+
+    low, _, high = str(args.players).partition("..")
+    players = list(range(int(low), int(high or low) + 1))
+    try:
+        report = arena(args.bots.split(","), players, args.games, args.seed, budget=args.budget)
+    except ValueError as exc:
+        print(json.dumps({"error": "bad_arguments", "detail": str(exc)}))
+        return 1
+    print("\n".join(report.lines()))
+    if args.records:
+        folder = Path(args.records)
+        folder.mkdir(parents=True, exist_ok=True)
+        for i, record in enumerate(report.records):
+            (folder / f"game-{i:04d}.json").write_text(json.dumps(record), encoding="utf-8")
+        print(f"{len(report.records)} records written to {folder}/")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit status."""
     parser = argparse.ArgumentParser(
@@ -97,9 +119,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     pp.add_argument("--content", default="default")
     pp.add_argument("--summary-only", action="store_true", help="omit the record from the output")
+    ap = sub.add_parser("arena", help="seat-rotated matches between bot levels (issue 17)")
+    ap.add_argument(
+        "--bots", default="hard,normal,easy,random", help="comma-separated: hard, normal, easy, random"
+    )
+    ap.add_argument("--players", default="2", help="a count or a range such as 2..6")
+    ap.add_argument("--games", type=int, default=20, help="games per player count")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--budget", type=int, default=None, help="hard's playouts per decision")
+    ap.add_argument("--records", default="var/arena", help="folder for the game records ('' for none)")
     args = parser.parse_args(argv)
     if args.command == "replay":
         return _replay(args.record)
+    if args.command == "arena":
+        return _arena(args)
     options: dict[str, Any] = current_options()  # a new game: the newest rules
     for opt in args.options:
         key, _, value = opt.partition("=")

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from games import engine
+from games.bots import BOT_LEVELS
 from games.engine.rng import Rng
 from games.models import TIME_CONTROLS, Game, Seat
 from games.services.errors import BadPayload, Conflict, Forbidden
@@ -220,16 +221,21 @@ def invitation_address(*, game_id: int, user: User, who: str) -> tuple[Game, str
     return game, address
 
 
-def _bot_seat(game: Game, seats: list[Seat]) -> Seat:
+def _bot_seat(game: Game, seats: list[Seat], level: str) -> Seat:
     """A new bot seat for ``game`` named "Bot N" (N: how many bots the table has, this one included). The
     name is kept in ``guest_name``, so the bot is called the same in the lobby and in the game, whatever
     seat number the start draws for it (issue 16)."""
     count = sum(1 for s in seats if s.is_bot) + 1
-    return Seat.objects.create(game=game, number=_free_number(seats), is_bot=True, guest_name=f"Bot {count}")
+    return Seat.objects.create(
+        game=game, number=_free_number(seats), is_bot=True, guest_name=f"Bot {count}", bot_level=level
+    )
 
 
-def _seat_bots(game_id: int, user: User, *, one: bool) -> list[Seat]:
-    """Seat one bot (``one``) or fill every empty seat with bots, then start a table that asks to."""
+def _seat_bots(game_id: int, user: User, *, one: bool, level: str) -> list[Seat]:
+    """Seat one bot (``one``) or fill every empty seat with bots of ``level``, then start a table that asks
+    to."""
+    if level not in BOT_LEVELS:
+        raise BadPayload(f"a bot level is one of {', '.join(BOT_LEVELS)}", field="level")
     with transaction.atomic():
         game = _creator_lobby(
             game_id,
@@ -242,31 +248,33 @@ def _seat_bots(game_id: int, user: User, *, one: bool) -> list[Seat]:
             raise Conflict("this table is full")
         added: list[Seat] = []
         while len(seats) < game.players and not (one and added):
-            added.append(_bot_seat(game, seats))
+            added.append(_bot_seat(game, seats, level))
             seats.append(added[-1])
     _start_when_full(game, len(seats))
     return added
 
 
-def seat_add_bot(*, game_id: int, user: User) -> Seat:
-    """Add one bot to a lobby, keeping the other empty seats open for friends (creator only; issue 16).
+def seat_add_bot(*, game_id: int, user: User, level: str = "normal") -> Seat:
+    """Add one bot of ``level`` (``easy``, ``normal``, ``hard``; issue 17) to a lobby, keeping the other
+    empty seats open for friends (creator only; issue 16).
 
     Raises:
-        NotFound, Forbidden (not the creator), Conflict (started, or no seat is free).
+        NotFound, Forbidden (not the creator), Conflict (started, or no seat is free), BadPayload (an
+        unknown level).
     """
-    return _seat_bots(game_id, user, one=True)[0]
+    return _seat_bots(game_id, user, one=True, level=level)[0]
 
 
-def seats_fill_with_bots(*, game_id: int, user: User) -> int:
-    """Fill every empty seat of a lobby with a bot (creator only).
+def seats_fill_with_bots(*, game_id: int, user: User, level: str = "normal") -> int:
+    """Fill every empty seat of a lobby with a bot of ``level`` (creator only).
 
     Returns:
         How many bots were added.
 
     Raises:
-        NotFound, Forbidden (not the creator), Conflict (started).
+        NotFound, Forbidden (not the creator), Conflict (started), BadPayload (an unknown level).
     """
-    return len(_seat_bots(game_id, user, one=False))
+    return len(_seat_bots(game_id, user, one=False, level=level))
 
 
 def game_start(*, game_id: int, user: User | None, seed: int | None = None) -> Game:

@@ -3,6 +3,7 @@ standing orders it sets off, and storing the result with its records, prompts an
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -14,7 +15,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from games import engine
-from games.bots import bot_action
+from games.bots import STAND_IN, bot_action
 from games.models import ActionRecord, Game, Prompt, Seat, StandingOrder
 from games.services.errors import BadPayload, Conflict, Forbidden, Illegal, NotFound, StaleState
 from games.services.locks import game_state, lock_with_seats
@@ -93,7 +94,7 @@ def record_for(
 def bots_run(
     game: Game,
     state: engine.GameState,
-    bot_seats: set[int],
+    bot_seats: Mapping[int, str],
     records: list[ActionRecord],
     seq: int,
     seats: list[Seat] | None = None,
@@ -101,7 +102,8 @@ def bots_run(
     """Let bot seats answer every prompt addressed to them, standing orders answer response windows (source
     ``standing``) and the server pass for seats with nothing to decide whose masking delay is 0 (source
     ``server``), until a human must decide or a delay runs (or the game ends). ``records``/``seq``
-    describe what the caller already applied (its state is ``state``); ``seats`` enables standing orders."""
+    describe what the caller already applied (its state is ``state``); ``seats`` enables standing orders.
+    ``bot_seats`` maps each seat a bot plays to its level (:func:`stand_ins`)."""
     snapshots = [(seq, state)] if records and snapshot_due(seq) else []
     orders: dict[int, list[tuple[bool, str, str]]] | None = None
     declined: set[str] = set()  # prompt keys whose standing answer the engine refused: the player decides
@@ -116,7 +118,7 @@ def bots_run(
                     break
                 continue
             if prompt.seat in bot_seats:
-                action = bot_action(state, prompt.seat, game.pk, seq)
+                action = bot_action(state, prompt.seat, game.pk, seq, bot_seats[prompt.seat])
                 chosen = (prompt.seat, action, ActionRecord.Source.BOT)
                 break
             if prompt.kind == engine.PromptKind.RESPONSE and seats is not None and prompt.key not in declined:
@@ -218,9 +220,15 @@ def action_submit(
     return SubmitResult(game, applied.records)
 
 
-def stand_ins(seats: list[Seat]) -> set[int]:
-    """Seats a bot plays: bot seats and absent players (``ABSENT_AFTER_MISSES`` missed turns in a row)."""
-    return {s.number for s in seats if s.is_bot or s.missed_deadlines >= settings.ABSENT_AFTER_MISSES}
+def stand_ins(seats: list[Seat]) -> dict[int, str]:
+    """Seats a bot plays, with the level it plays at: bot seats at their own level, absent players
+    (``ABSENT_AFTER_MISSES`` missed turns in a row) by a stand-in (``normal``, keeping their Fracture and
+    Tactical Advance; issue 17)."""
+    out = {s.number: s.level for s in seats if s.is_bot}
+    for s in seats:
+        if not s.is_bot and s.missed_deadlines >= settings.ABSENT_AFTER_MISSES:
+            out[s.number] = STAND_IN
+    return out
 
 
 def _reset_misses(seats: list[Seat], number: int) -> None:

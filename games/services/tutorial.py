@@ -19,7 +19,7 @@ from django.utils import timezone
 from accounts.models import User
 from games import engine
 from games.models import TIME_CONTROLS, ActionRecord, Game, Seat
-from games.services.play import Applied, bots_run, move_store, record_for, snapshot_due
+from games.services.play import Applied, bots_run, move_store, record_for, snapshot_due, stand_ins
 
 #: The tutorial's map: castles at both ends, a lake, and the territories the guided turn needs.
 LAYOUT: dict[str, Any] = {
@@ -101,7 +101,7 @@ def tutorial_start(*, user: User) -> Game:
         )
         seats = [
             Seat.objects.create(game=game, number=0, user=user),
-            Seat.objects.create(game=game, number=1, is_bot=True, guest_name="Bot 1"),
+            Seat.objects.create(game=game, number=1, is_bot=True, guest_name="Bot 1", bot_level="easy"),
         ]
         records: list[ActionRecord] = []
         snapshots: list[tuple[int, engine.GameState]] = []
@@ -112,6 +112,6 @@ def tutorial_start(*, user: User) -> Game:
             state = transition.state
             if snapshot_due(seq) and seq < len(OPENING):  # bots_run keeps the last one if due
                 snapshots.append((seq, state))
-        applied = bots_run(game, state, {1}, records, len(records), seats)
+        applied = bots_run(game, state, stand_ins(seats), records, len(records), seats)
         move_store(game, Applied(applied.state, applied.records, snapshots + applied.snapshots), seats)
     return game

@@ -32,7 +32,7 @@ from accounts.models import User
 from games import services
 from games.components import OPTION_TEXTS
 from games.messages import illegal_message, service_message
-from games.models import Game
+from games.models import BOT_LEVEL_NAMES, Game
 from games.notify import content as notify_content
 from games.notify import links as notify_links
 from games.selectors import (
@@ -214,6 +214,7 @@ def _lobby(request: HttpRequest, game: Game, token: str | None = None, status: i
         "option_texts": OPTION_TEXTS,
         "turn_time": duration(game.turn_seconds),
         "response_time": duration(game.response_seconds),
+        "bot_levels": list(BOT_LEVEL_NAMES.items()),
     }
     return render(request, "games/lobby.html", context, status=status)
 
@@ -464,20 +465,22 @@ class LobbyAction:
         done: the success message.
         away: after it the table is no longer the user's, so the redirect goes to "My games".
         token: the action takes the invite token of a private table from the form (joining).
+        level: the action takes a bot level from the form (``level``: easy, normal or hard; issue 17).
     """
 
     service: str
     done: Any
     away: bool = False
     token: bool = False
+    level: bool = False
 
 
 #: Every lobby action by its URL name (each redirects back to the table with a message).
 LOBBY_ACTIONS: dict[str, LobbyAction] = {
     "join": LobbyAction("seat_join", gettext_lazy("You joined the table."), token=True),
     "leave": LobbyAction("seat_leave", gettext_lazy("You left the table."), away=True),
-    "fill_bots": LobbyAction("seats_fill_with_bots", gettext_lazy("Bots took the empty seats.")),
-    "add_bot": LobbyAction("seat_add_bot", gettext_lazy("A bot took a seat.")),
+    "fill_bots": LobbyAction("seats_fill_with_bots", gettext_lazy("Bots took the empty seats."), level=True),
+    "add_bot": LobbyAction("seat_add_bot", gettext_lazy("A bot took a seat."), level=True),
     "start": LobbyAction("game_start", gettext_lazy("The game has started.")),
     "cancel": LobbyAction("game_cancel", gettext_lazy("The table was cancelled."), away=True),
     "back": LobbyAction("seat_return", gettext_lazy("Welcome back: your seat is yours again.")),
@@ -487,8 +490,14 @@ LOBBY_ACTIONS: dict[str, LobbyAction] = {
 def _lobby_run(request: HttpRequest, game: Game, spec: LobbyAction) -> HttpResponse:
     """Run ``spec``'s service for the user; show its refusal, or ``spec.done``, on the table (or, with
     ``spec.away``, on "My games")."""
+    extra: dict[str, str] = {}
+    if spec.level:
+        extra["level"] = request.POST.get("level", "normal")
+        if extra["level"] not in BOT_LEVEL_NAMES:
+            messages.error(request, _("Choose a bot level: easy, normal or hard."))
+            return redirect("games:detail", game_id=game.pk)
     try:
-        getattr(services, spec.service)(game_id=game.pk, user=_user(request))
+        getattr(services, spec.service)(game_id=game.pk, user=_user(request), **extra)
     except services.ServiceError as exc:
         messages.error(request, service_message(exc))
         return redirect("games:detail", game_id=game.pk)

@@ -69,6 +69,7 @@ def create_started_game(
     time_control: str = "daily",
     title: str = "Test game",
     lobby_mail: bool = False,
+    bot_level: str = "random",
 ) -> Game:
     """Create, fill and start a game through the services.
 
@@ -77,6 +78,9 @@ def create_started_game(
         bots: bot seats added after the humans joined (the table has ``humans + bots`` players).
         seed: the engine seed given to :func:`games.services.game_start`.
         lobby_mail: keep the creator's lobby emails (someone joined, table full) in the outbox.
+        bot_level: the bots' level; the engine's random bot by default, as before levels existed (issue 17),
+            so the many tests that only need someone in the other seats stay fast. The bots' tests choose
+            a level.
 
     Returns:
         The started game (re-read from the database; bots to move have already acted).
@@ -99,7 +103,7 @@ def create_started_game(
                 game=game, kind__in=(Notification.Kind.JOINED, Notification.Kind.FULL)
             ).delete()
     if bots:
-        services.seats_fill_with_bots(game_id=game.pk, user=creator)
+        services.seats_fill_with_bots(game_id=game.pk, user=creator, level=bot_level)
     services.game_start(game_id=game.pk, user=creator, seed=seed)
     return Game.objects.get(pk=game.pk)
 

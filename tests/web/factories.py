@@ -27,7 +27,7 @@ from django.utils import timezone
 from accounts.models import User
 from games import engine
 from games.models import TIME_CONTROLS, ActionRecord, Game, Seat
-from games.services.play import bots_run, record_for, snapshot_due
+from games.services.play import bots_run, record_for, snapshot_due, stand_ins
 from games.services.projection import prompts_sync
 from games.store import move_save, remember
 from tests.engine import fixtures as F
@@ -105,8 +105,9 @@ def game_from_state(
         humans: the users of the human seats in seat order (or how many fresh ones to make); by default a
             fresh user for each seat that ``users`` and ``bots`` leave free.
         users: human seats placed explicitly: seat number -> user.
-        bots: bot seat numbers. When the state waits for a bot, the bots act at once (records of source
-            ``bot`` follow), as after :func:`games.services.game_start`.
+        bots: bot seat numbers (the random bot, as before levels, issue 17). When the state waits for a
+            bot, the bots act at once (records of source ``bot`` follow), as after
+            :func:`games.services.game_start`.
         seq: how many actions the game has applied, when no ``log`` is given (no records are written).
         log: the actions that led to ``state`` (see :func:`play_log`), stored as ActionRecords ``1..len(log)``
             with the snapshots the services keep; ``seq`` is then ``len(log)``.
@@ -159,7 +160,13 @@ def game_from_state(
             started_at=now,
         )
         seats = [
-            Seat.objects.create(game=game, number=s, user=placed.get(s), is_bot=s in bot_seats)
+            Seat.objects.create(
+                game=game,
+                number=s,
+                user=placed.get(s),
+                is_bot=s in bot_seats,
+                bot_level="random" if s in bot_seats else "",
+            )
             for s in range(n)
         ]
         befores = [engine.new_game(setup), *(step.transition.state for step in log)][: len(log)]
@@ -171,7 +178,7 @@ def game_from_state(
         snapshots = [
             (i, step.transition.state) for i, step in enumerate(log, start=1) if snapshot_due(i) and i < seq
         ]
-        applied = bots_run(game, state, bot_seats, records, seq, seats)
+        applied = bots_run(game, state, stand_ins(seats), records, seq, seats)
         assert not applied.state.winners, "the bots won at once: store an earlier position"
         prompts_sync(game, applied.state, now, None, seats)
         move_save(game, applied.state, applied.records, snapshots + applied.snapshots, _STARTED_FIELDS)

@@ -101,7 +101,8 @@ def test_every_page_says_while_a_vacation_applies() -> None:
 @pytest.mark.django_db
 def test_bots_can_be_added_one_seat_at_a_time_and_keep_their_names() -> None:
     """The creator adds one bot, keeping the other seats open for friends; bots keep the name the lobby
-    showed ("Bot 1", "Bot 2") in the game, whatever seats the start draws for them."""
+    showed ("Bot 1", "Bot 2", with their level since issue 17) in the game, whatever seats the start draws
+    for them."""
     creator = create_user("creator@example.com", display_name="Creator")
     game = services.game_create(user=creator, title="Table", players=4)
     client = Client()
@@ -109,10 +110,10 @@ def test_bots_can_be_added_one_seat_at_a_time_and_keep_their_names() -> None:
     assert client.post(reverse("games:add_bot", args=[game.pk])).status_code == 302
     assert [(s.is_bot, s.name) for s in game.seats.order_by("number")] == [
         (False, "Creator"),
-        (True, "Bot 1"),
+        (True, "Bot 1 (normal)"),
     ]
     lobby = client.get(reverse("games:detail", args=[game.pk])).content.decode()
-    assert "Bot 1" in lobby and "Add one bot" in lobby
+    assert "Bot 1 (normal)" in lobby and "Add one bot" in lobby
     friend = create_user("friend@example.com", display_name="Friend")
     services.seat_join(game_id=game.pk, user=friend)
     services.seat_add_bot(game_id=game.pk, user=creator)
@@ -122,7 +123,7 @@ def test_bots_can_be_added_one_seat_at_a_time_and_keep_their_names() -> None:
         services.seat_add_bot(game_id=game.pk, user=friend)
     services.game_start(game_id=game.pk, user=creator, seed=3)
     names = sorted(s.name for s in Game.objects.get(pk=game.pk).seats.all())
-    assert names == ["Bot 1", "Bot 2", "Creator", "Friend"]
+    assert names == ["Bot 1 (normal)", "Bot 2 (normal)", "Creator", "Friend"]
 
 
 @pytest.mark.parametrize("players", [3, 6])

@@ -1,0 +1,83 @@
+"""Bots on the site (issue 17): the lobby offers their level, their names show it, they play through the
+same service path as people, and a stand-in plays an absent player's seat at normal level without
+spending their Fracture or Tactical Advance."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from games import engine, services
+from games.bots import STAND_IN, bot_action
+from games.engine.bot import choose
+from games.engine.rng import Rng
+from games.models import ActionRecord, Game
+from tests.engine.fixtures import game as engine_game
+from tests.web.conftest import create_user
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_lobby_offers_the_level_and_the_names_show_it() -> None:
+    """The creator picks "hard" and fills the table: every bot seat plays hard and is called "Bot N
+    (hard)" in the lobby and in the game; a level the lobby does not offer is refused with a reason and
+    seats nobody."""
+    creator = create_user("levels@example.com", display_name="Creator")
+    table = services.game_create(user=creator, title="Levels", players=3)
+    client = Client()
+    client.force_login(creator)
+    lobby = client.get(reverse("games:detail", args=[table.pk])).content.decode()
+    assert 'name="level"' in lobby and '<option value="normal" selected>normal</option>' in lobby
+    refused = client.post(reverse("games:fill_bots", args=[table.pk]), {"level": "random"}, follow=True)
+    assert "Choose a bot level" in refused.content.decode()
+    assert table.seats.count() == 1
+    client.post(reverse("games:fill_bots", args=[table.pk]), {"level": "hard"})
+    seats = list(Game.objects.get(pk=table.pk).seats.order_by("number"))
+    assert [(s.is_bot, s.bot_level, s.name) for s in seats[1:]] == [
+        (True, "hard", "Bot 1 (hard)"),
+        (True, "hard", "Bot 2 (hard)"),
+    ]
+    services.game_start(game_id=table.pk, user=creator, seed=5)
+    page = client.get(reverse("games:detail", args=[table.pk])).content.decode()
+    assert "Bot 1 (hard)" in page and "Bot 2 (hard)" in page
+
+
+def test_bots_move_through_the_service_path_at_their_level() -> None:
+    """A game against two normal bots: after the start and after each of the person's moves, the bots'
+    moves are stored as records of source ``bot`` by the same write, and ``verify_game`` replays them."""
+    creator = create_user("service@example.com")
+    table = services.game_create(user=creator, title="Path", players=3)
+    services.seats_fill_with_bots(game_id=table.pk, user=creator, level="normal")
+    started = services.game_start(game_id=table.pk, user=creator, seed=2)
+    bots = set(started.seats.filter(is_bot=True).values_list("number", flat=True))
+    records = ActionRecord.objects.filter(game=started)
+    assert records.filter(seat__in=bots).exists() or engine.from_dict(started.state).active not in bots
+    assert set(records.filter(seat__in=bots).values_list("source", flat=True)) <= {"bot", "server"}
+    assert services.game_verify(game_id=started.pk)[0]
+
+
+def test_a_stand_in_never_spends_fracture_or_tactical_advance() -> None:
+    """An absent player's stand-in (normal level) plays their whole seat through random games: it never
+    plays Fracture (in a free window or a response window) or Tactical Advance, while it does play the
+    rest of the game (advances, battles, Call to Arms)."""
+    kinds: set[str] = set()
+    for seed in (1, 2, 3):
+        state = engine_game(3, seed=seed)
+        rng = Rng(seed)
+        for n in range(500):
+            prompts = engine.pending(state)
+            if not prompts:
+                break
+            seat = prompts[0].seat
+            if seat == 0:
+                action = bot_action(state, 0, game_id=seed, seq=n, level=STAND_IN)
+                kinds.add(action.TYPE)
+                assert action.TYPE not in ("fracture", "tactical_advance")
+                assert not (isinstance(action, engine.actions.Respond) and action.fracture)
+            else:
+                picked = choose(state, seat, rng)
+                assert picked is not None
+                action = picked
+            state = engine.apply(state, seat, action).state
+    assert {"advance", "end_turn", "choose_conflict"} <= kinds
