@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # Benchmarks run on one core where taskset exists (util-linux).
 PIN_CORE := $(shell command -v taskset >/dev/null 2>&1 && echo taskset -c 0)
 
-.PHONY: setup messages makemessages run test lint typecheck bench bench-email soak clean screenshots
+.PHONY: setup messages makemessages run test lint typecheck bench bench-email bench-bots soak clean screenshots
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -70,6 +70,16 @@ bench: setup
 ## and what the outbox adds to a submit. Needs PostgreSQL and Redis; not pinned (worker, database, sink).
 bench-email: setup
 	$(BIN)/python -m benchmarks.email_latency --burst
+
+## Bot strength and speed (issue 17): decision times per level, then seat-rotated arena matches (each
+## level against the random bot, normal against easy, hard against normal, one of each at 4 players).
+## Long (the hard matches take about an hour on one core); figures go into docs/performance.md.
+bench-bots: setup
+	$(PIN_CORE) $(BIN)/python -m benchmarks.bots
+	for b in easy normal hard; do $(PIN_CORE) $(BIN)/python -m games.engine arena --bots $$b,random --games 200 --seed 1 --records var/arena/$$b-random; done
+	$(PIN_CORE) $(BIN)/python -m games.engine arena --bots normal,easy --games 200 --seed 1 --records var/arena/normal-easy
+	$(PIN_CORE) $(BIN)/python -m games.engine arena --bots hard,normal --games 200 --seed 1 --records var/arena/hard-normal
+	$(PIN_CORE) $(BIN)/python -m games.engine arena --bots hard,normal,easy,random --players 4 --games 200 --seed 1 --records var/arena/four
 
 ## Long random-playout soak.
 soak: setup

@@ -1,12 +1,14 @@
 """Bot arena (issue 17): seat-rotated matches between bot levels, win rates with 95 % confidence
 intervals (Wilson score interval) and an OpenSkill table (``openskill.models.PlackettLuce``, the site's
 rating model, docs: openskill.readthedocs.io). Used by ``python -m games.engine arena`` and
-``make bench-bots``; pure apart from the records it returns for the caller to write.
+``make bench-bots``; pure: it returns the records for the caller to write, and measures decision times
+only with a clock the caller passes in (benchmarks; no decision depends on them).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,9 +44,15 @@ def bot_move(bot: str, state: GameState, seat: int, seed: int, budget: int | Non
 
 
 def play_game(
-    lineup: list[str], seed: int, options: dict[str, Any] | None = None, budget: int | None = None
+    lineup: list[str],
+    seed: int,
+    options: dict[str, Any] | None = None,
+    budget: int | None = None,
+    timings: dict[str, list[float]] | None = None,
+    clock: Callable[[], float] | None = None,
 ) -> tuple[GameState, list[tuple[int, Action]]]:
-    """One game with ``lineup[seat]`` playing each seat.
+    """One game with ``lineup[seat]`` playing each seat. With a ``clock`` (the caller's, e.g.
+    ``time.process_time``: the engine reads none), ``timings`` collects each bot's decision times.
 
     Returns:
         The final state and the ``(seat, action)`` list (for :func:`~games.engine.make_record`).
@@ -57,7 +65,10 @@ def play_game(
         if not prompts:
             break
         seat = prompts[0].seat
+        started = clock() if clock is not None else 0.0
         action = bot_move(lineup[seat], state, seat, seed * 100_003 + n, budget)
+        if timings is not None and clock is not None:
+            timings.setdefault(lineup[seat], []).append(clock() - started)
         history.append((seat, action))
         state = apply(state, seat, action).state
     return state, history
