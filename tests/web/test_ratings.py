@@ -112,7 +112,9 @@ def steady_bots(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Bots (and stand-ins for absent players) choose by ``seq`` only, not by the game's primary key, so a
     game with bots has the same length on every database."""
 
-    def bot_action(state: engine.GameState, seat: int, _game_id: int, seq: int) -> engine.Action:
+    def bot_action(
+        state: engine.GameState, seat: int, _game_id: int, seq: int, _level: str = "normal"
+    ) -> engine.Action:
         action = choose(state, seat, Rng(900_001 + seq))
         assert action is not None
         return action

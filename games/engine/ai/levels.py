@@ -163,10 +163,32 @@ def _legal(state: GameState, seat: int, allowed: Allowed | None) -> list[A.Actio
 
 
 def _candidates(state: GameState, seat: int, limit: int, allowed: Allowed | None) -> list[A.Action]:
-    """The ``limit`` best legal actions of ``seat`` by :func:`quick_score` (ties keep the engine's order)."""
+    """The ``limit`` best legal actions of ``seat`` by :func:`quick_score`, varied: first the best of each
+    kind of move (action type and target: one advance per territory, one redistribution, ending the turn…),
+    then the next best overall. Ties keep the engine's order."""
     legal = _legal(state, seat, allowed)
-    scored = sorted(((quick_score(state, seat, a), -i) for i, a in enumerate(legal)), reverse=True)
-    return [legal[-i] for _score, i in scored[:limit]]
+    ranked = [
+        a
+        for _score, _i, a in sorted(
+            ((quick_score(state, seat, a), -i, a) for i, a in enumerate(legal)),
+            key=lambda t: (t[0], t[1]),
+            reverse=True,
+        )
+    ]
+    chosen: list[A.Action] = []
+    kinds: set[tuple[str, str]] = set()
+    for action in ranked:
+        kind = (action.TYPE, str(action.to_dict().get("to", "")))
+        if kind not in kinds:
+            kinds.add(kind)
+            chosen.append(action)
+    chosen = chosen[:limit]
+    for action in ranked:
+        if len(chosen) >= limit:
+            break
+        if action not in chosen:
+            chosen.append(action)
+    return chosen
 
 
 def quick_choice(
