@@ -159,8 +159,9 @@ class PlayerOut(Schema):
     """A seat at the table (public)."""
 
     seat: int = Field(description="seat number (clockwise turn order once started)")
-    name: str
+    name: str = Field(description="display name; a bot's shows its level, e.g. `Bot 1 (hard)`")
     bot: bool
+    level: str | None = Field(default=None, description="a bot's level: `easy`, `normal` or `hard`")
 
 
 class PromptOut(Schema):
@@ -429,7 +430,10 @@ def game_detail(request: HttpRequest, game_id: GameId) -> dict[str, Any]:
         "title": game.title,
         "status": game.status,
         "seq": game.seq,
-        "players": [{"seat": s.number, "name": s.name, "bot": s.is_bot} for s in gv.seats],
+        "players": [
+            {"seat": s.number, "name": s.name, "bot": s.is_bot, "level": s.level if s.is_bot else None}
+            for s in gv.seats
+        ],
         "seat": gv.seat,
         "view": gv.view,
         "prompts": [
