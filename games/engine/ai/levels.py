@@ -5,9 +5,9 @@ seeded :class:`~games.engine.rng.Rng`, so the same observation and seed give the
   read from the rulebook (advance where the knights win and the VP are, keep cards for battles, play the
   best conflict card, support only when it can turn the battle), with some noise, so it is sensible but
   beatable. Also the playout policy of the other levels.
-* :func:`normal`: the best few candidates by :func:`quick_score`, each played on a few determinisations to
-  the end of the current turn and its battles with the easy policy for every seat, then scored by
-  :func:`~.evaluate.value`; the best mean wins.
+* :func:`normal`: the best few candidates by :func:`quick_score`, each played on a few determinisations
+  through the current turn and its battles and the rivals' replies, with the rules of thumb for every
+  seat, then scored by :func:`~.evaluate.value`; the best mean wins.
 * :func:`hard`: determinised Monte Carlo search with UCB1 over the root candidates (information-set MCTS
   with one level of tree): each playout samples a full state consistent with the observation, plays the
   candidate and then every seat with the playout policy to the end of the next round, and scores the
@@ -35,7 +35,7 @@ from .observe import Observation, sample
 #: Levels by name, as the site and the arena call them.
 LEVELS = ("easy", "normal", "hard")
 #: At most this many candidates are searched by normal and hard (the best by :func:`quick_score`).
-NORMAL_CANDIDATES, NORMAL_SAMPLES = 5, 2
+NORMAL_CANDIDATES, NORMAL_SAMPLES = 4, 2
 HARD_CANDIDATES, HARD_PLAYOUTS = 8, 96
 #: Actions a playout may take before it is scored (a runaway guard).
 PLAYOUT_ACTIONS = 160
@@ -79,19 +79,20 @@ def easy(obs: Observation, rng: Rng, allowed: Allowed | None = None) -> A.Action
 
 
 def normal(obs: Observation, rng: Rng, allowed: Allowed | None = None) -> A.Action:
-    """The normal level: the best candidates by :func:`quick_score`, each played to the end of this turn
-    (and its battles) on :data:`NORMAL_SAMPLES` determinisations; the best mean value wins."""
+    """The normal level: the best candidates by :func:`quick_score`, each played on
+    :data:`NORMAL_SAMPLES` determinisations to the end of this turn (with its battles) and of the rivals'
+    replies (every seat's turn up to the seat's next), then scored; the best mean value wins."""
     states = [sample(obs, rng) for _ in range(NORMAL_SAMPLES)]
     candidates = _candidates(states[0], obs.seat, NORMAL_CANDIDATES, allowed)
     if len(candidates) == 1:
         return candidates[0]
-    turn = obs.public.turn
+    horizon = obs.public.turn + obs.public.num_players - 1
     best, best_value = candidates[0], -math.inf
     for action in candidates:
         total = 0.0
         for state in states:
             after = apply(state, obs.seat, action).state
-            total += value(playout(after, rng, until=lambda s: s.turn > turn), obs.seat)
+            total += value(playout(after, rng, until=lambda s: s.turn > horizon), obs.seat)
         if total > best_value:
             best, best_value = action, total
     return best
@@ -136,8 +137,9 @@ class _Arm:
 
 
 def playout(state: GameState, rng: Rng, until: Callable[[GameState], bool]) -> GameState:
-    """Play every seat with the playout policy (:func:`quick_choice`, little noise) until ``until`` holds,
-    the game ends or :data:`PLAYOUT_ACTIONS` actions were played."""
+    """Play every seat with the playout policy (:func:`quick_choice` without noise: chance comes from the
+    determinisation and the dice) until ``until`` holds, the game ends or :data:`PLAYOUT_ACTIONS` actions
+    were played."""
     for _ in range(PLAYOUT_ACTIONS):
         if state.winners or until(state):
             break
@@ -145,7 +147,7 @@ def playout(state: GameState, rng: Rng, until: Callable[[GameState], bool]) -> G
         if not prompts:
             break
         seat = prompts[0].seat
-        state = apply(state, seat, quick_choice(state, seat, rng, noise=0.5)).state
+        state = apply(state, seat, quick_choice(state, seat, rng, noise=0.0)).state
     return state
 
 
@@ -191,6 +193,26 @@ def _candidates(state: GameState, seat: int, limit: int, allowed: Allowed | None
     return chosen
 
 
+def _prune(state: GameState, legal: list[A.Action]) -> list[A.Action]:
+    """The legal actions worth scoring: of the advances into one target, only 1–3 knights, the most
+    allowed and four more than the defence (:func:`_advance` prefers one of those); everything else."""
+    most: dict[str, int] = {}
+    for a in legal:
+        if isinstance(a, A.Advance):
+            most[a.to] = max(most.get(a.to, 0), a.knights)
+    if not most:
+        return legal
+    kept = []
+    for a in legal:
+        if isinstance(a, A.Advance):
+            pos = state.board.parse_pos(a.to)
+            defence = state.knights[pos] if pos is not None and state.owner[pos] >= 0 else 0
+            if a.knights not in (1, 2, 3, most[a.to], defence + 4):
+                continue
+        kept.append(a)
+    return kept
+
+
 def quick_choice(
     state: GameState, seat: int, rng: Rng, noise: float, allowed: Allowed | None = None
 ) -> A.Action:
@@ -200,22 +222,26 @@ def quick_choice(
     Raises:
         ValueError: ``seat`` has nothing to decide.
     """
-    legal = _legal(state, seat, allowed)
+    legal = _prune(state, _legal(state, seat, allowed))
+    leader = _leader(state, seat)
     best, best_score = legal[0], -math.inf
     for action in legal:
-        score = quick_score(state, seat, action) + noise * rng.below(1000) / 1000
+        score = quick_score(state, seat, action, leader) + (noise * rng.below(1000) / 1000 if noise else 0.0)
         if score > best_score:
             best, best_score = action, score
     return best
 
 
-def quick_score(state: GameState, seat: int, action: A.Action) -> float:
+def quick_score(state: GameState, seat: int, action: A.Action, leader: int | None = None) -> float:
     """A rule-of-thumb score of ``action`` for ``seat`` (0 = ending the turn or passing; higher is better).
 
     Reads only what ``seat`` knows in ``state`` (its own hand, the map, the battle's public scores).
+    ``leader`` is :func:`_leader` of the position when the caller already has it.
     """
     scorer = _SCORERS.get(type(action))
-    return scorer(state, seat, action) if scorer is not None else 0.0
+    if scorer is None:
+        return 0.0
+    return scorer(state, seat, action, _leader(state, seat) if leader is None else leader)
 
 
 def _card_value(state: GameState, card_id: str) -> float:
@@ -234,7 +260,7 @@ def _leader(state: GameState, seat: int) -> int:
     return max(rivals, key=lambda s: (vp[s], -s)) if rivals else -1
 
 
-def _advance(state: GameState, seat: int, action: A.Action) -> float:
+def _advance(state: GameState, seat: int, action: A.Action, leader: int) -> float:
     """R52–R57: take VP where the knights sent win; a battle wants more knights than the defence."""
     assert isinstance(action, A.Advance)
     pos = state.board.parse_pos(action.to)
@@ -248,7 +274,7 @@ def _advance(state: GameState, seat: int, action: A.Action) -> float:
     margin = k - defence + 0.5 * len(state.players[seat].hand) - 0.5 * len(state.players[owner].hand)
     if margin <= 0:
         return -4.0 + margin
-    bonus = 2.0 if owner == _leader(state, seat) else 0.0
+    bonus = 2.0 if owner == leader else 0.0
     return 3.0 * vp + 1.5 * min(margin, 4) + bonus - 0.2 * k - (0 if k <= capacity_or(state, pos) else 3)
 
 
@@ -257,7 +283,7 @@ def capacity_or(state: GameState, pos: int) -> int:
     return capacity(state, pos) if state.board.kinds[pos] == "territory" else 99
 
 
-def _redistribute(state: GameState, seat: int, action: A.Action) -> float:
+def _redistribute(state: GameState, seat: int, action: A.Action, leader: int) -> float:
     """R43–R47: knights from the castle to a territory next to a rival are defence; otherwise keep them
     home for the advance."""
     assert isinstance(action, A.Redistribute)
@@ -274,13 +300,13 @@ def _redistribute(state: GameState, seat: int, action: A.Action) -> float:
     return score
 
 
-def _conflict(state: GameState, seat: int, action: A.Action) -> float:
+def _conflict(state: GameState, seat: int, action: A.Action, leader: int) -> float:
     """R68: the strongest conflict card."""
     assert isinstance(action, A.ChooseConflict)
     return _card_value(state, action.card)
 
 
-def _support(state: GameState, seat: int, action: A.Action) -> float:
+def _support(state: GameState, seat: int, action: A.Action, leader: int) -> float:
     """R69–R72: support cards only when they can still decide the battle (own or a teammate's)."""
     assert isinstance(action, A.PlaySupport)
     battle = state.battle
@@ -298,13 +324,12 @@ def _support(state: GameState, seat: int, action: A.Action) -> float:
     return 2.0 + added - 0.7 * len(action.cards)
 
 
-def _respond(state: GameState, seat: int, action: A.Action) -> float:
+def _respond(state: GameState, seat: int, action: A.Action, leader: int) -> float:
     """R36–R37: a Fracture in a window only against a rival's artefact that matters now."""
     assert isinstance(action, A.Respond)
     if not action.fracture:
         return 0.0
     window = state.window
-    leader = _leader(state, seat)
     if window is not None and window.kind != "crown" and state.battle is not None:
         mine = {seat, *teammates(state, seat)}
         if state.battle.attacker in mine or state.battle.defender in mine:
@@ -312,29 +337,29 @@ def _respond(state: GameState, seat: int, action: A.Action) -> float:
     return 0.5 if window is not None and window.opener == leader else -1.5
 
 
-def _use_crown(state: GameState, seat: int, action: A.Action) -> float:
+def _use_crown(state: GameState, seat: int, action: A.Action, leader: int) -> float:
     """R39–R41: crowns help; aimed at the leader when they aim."""
     assert isinstance(action, A.UseCrown)
     if action.player is not None:
-        return 2.5 if action.player == _leader(state, seat) else (0.5 if action.player != seat else 1.0)
+        return 2.5 if action.player == leader else (0.5 if action.player != seat else 1.0)
     return 1.5
 
 
-def _fracture(state: GameState, seat: int, action: A.Action) -> float:
+def _fracture(state: GameState, seat: int, action: A.Action, leader: int) -> float:
     """R36: outside a window, Fracture only on the leader's artefact (keep it for windows otherwise)."""
     assert isinstance(action, A.Fracture)
     for p in state.players:
         if p.artefact(action.target) is not None:
-            return 0.3 if p.seat == _leader(state, seat) else -2.0
+            return 0.3 if p.seat == leader else -2.0
     return -2.0
 
 
-def _tactical(state: GameState, seat: int, action: A.Action) -> float:
+def _tactical(state: GameState, seat: int, action: A.Action, leader: int) -> float:
     """R35: another manoeuvre is worth a card only when an advance would win something."""
     return 1.0 if advance_targets(state, seat) and state.players[seat].castle >= 3 else -1.0
 
 
-def _fear(state: GameState, seat: int, action: A.Action) -> float:
+def _fear(state: GameState, seat: int, action: A.Action, leader: int) -> float:
     """R67, Q3: fight as though with the rival's knights when they are more."""
     assert isinstance(action, A.FearChoice)
     battle = state.battle
@@ -346,7 +371,7 @@ def _fear(state: GameState, seat: int, action: A.Action) -> float:
     return (1.0 if theirs > mine else -1.0) * (1 if action.use else -1)
 
 
-def _prosperity(state: GameState, seat: int, action: A.Action) -> float:
+def _prosperity(state: GameState, seat: int, action: A.Action, leader: int) -> float:
     """R41: discard a rival's good top card, keep one's own good card."""
     assert isinstance(action, A.ProsperityChoice)
     choice = state.choice
@@ -357,19 +382,19 @@ def _prosperity(state: GameState, seat: int, action: A.Action) -> float:
     return (1.0 if good != own else -1.0) * (1 if action.discard else -1)
 
 
-def _insight(state: GameState, seat: int, action: A.Action) -> float:
+def _insight(state: GameState, seat: int, action: A.Action, leader: int) -> float:
     """R41: the best conflict card on top (drawn first, R96)."""
     assert isinstance(action, A.InsightOrder)
     return _card_value(state, action.order[0]) if action.order else 0.0
 
 
-def _discard(state: GameState, seat: int, action: A.Action) -> float:
+def _discard(state: GameState, seat: int, action: A.Action, leader: int) -> float:
     """R102: keep the hand unless the card is a resource card that cannot be played now."""
     assert isinstance(action, A.DiscardChoice)
     return -1.0 if action.card is not None else 0.0
 
 
-_SCORERS: dict[type[A.Action], Callable[[GameState, int, A.Action], float]] = {
+_SCORERS: dict[type[A.Action], Callable[[GameState, int, A.Action, int], float]] = {
     A.Advance: _advance,
     A.Redistribute: _redistribute,
     A.ChooseConflict: _conflict,
@@ -382,11 +407,11 @@ _SCORERS: dict[type[A.Action], Callable[[GameState, int, A.Action], float]] = {
     A.ProsperityChoice: _prosperity,
     A.InsightOrder: _insight,
     A.DiscardChoice: _discard,
-    A.CallToArms: lambda s, seat, a: 4.0,
-    A.DeclineAdvance: lambda s, seat, a: 0.2,
-    A.FinishRedistribution: lambda s, seat, a: 0.0,
-    A.EndTurn: lambda s, seat, a: 0.0,
-    A.PassSupport: lambda s, seat, a: 0.0,
+    A.CallToArms: lambda s, seat, a, leader: 4.0,
+    A.DeclineAdvance: lambda s, seat, a, leader: 0.2,
+    A.FinishRedistribution: lambda s, seat, a, leader: 0.0,
+    A.EndTurn: lambda s, seat, a, leader: 0.0,
+    A.PassSupport: lambda s, seat, a, leader: 0.0,
 }
 
 __all__ = ["LEVELS", "decide", "easy", "hard", "normal", "playout", "quick_choice", "quick_score"]
