@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from games import engine, services
 from games.bots import STAND_IN, bot_action
-from games.engine.bot import choose
+from games.engine.bot import choose, next_decision
 from games.engine.rng import Rng
 from games.models import ActionRecord, Game
 from tests.engine.fixtures import game as engine_game
@@ -66,10 +66,9 @@ def test_a_stand_in_never_spends_fracture_or_tactical_advance() -> None:
         state = engine_game(3, seed=seed)
         rng = Rng(seed)
         for n in range(500):
-            prompts = engine.pending(state)
-            if not prompts:
+            seat = next_decision(state)
+            if seat is None:
                 break
-            seat = prompts[0].seat
             if seat == 0:
                 action = bot_action(state, 0, game_id=seed, seq=n, level=STAND_IN)
                 kinds.add(action.TYPE)
