@@ -10,11 +10,15 @@ from django.urls import reverse
 
 from games import engine, services
 from games.bots import STAND_IN, bot_action
+from games.engine.ai.levels import LEVELS, decide
+from games.engine.ai.observe import observe
 from games.engine.bot import choose, next_decision
 from games.engine.rng import Rng
 from games.models import ActionRecord, Game
+from tests.engine.fixtures import act, card_index, cid
 from tests.engine.fixtures import game as engine_game
 from tests.web.conftest import create_user
+from tests.web.factories import before_battle
 
 pytestmark = pytest.mark.django_db
 
@@ -80,3 +84,29 @@ def test_a_stand_in_never_spends_fracture_or_tactical_advance() -> None:
                 action = picked
             state = engine.apply(state, seat, action).state
     assert {"advance", "end_turn", "choose_conflict"} <= kinds
+
+
+def test_a_bot_supports_its_teammate_in_battle() -> None:
+    """Allegiance teamwork (R72, R110): seat 0 attacks seat 1's Forest; the conflict cards (the attacker's
+    weaker, the defender's stronger) leave it 7–7,
+    seat 0 passes and seat 1 plays War Banner (7–9). Seat 2, seat 0's teammate, is asked next and holds
+    support cards: at every level it plays support for its teammate instead of passing."""
+    plain = ["probing_attack", "rallying_cry", "war_banner", "call_to_arms"]
+    hands = {
+        0: ["audacious_charge", *plain],
+        1: ["heroic_assault", *plain],
+        2: ["war_banner", "war_banner", "rallying_cry", "probing_attack", "call_to_arms"],
+        3: ["audacious_charge", *plain],
+    }
+    s, attack = before_battle(4, options={"allegiance": "pairs"}, hands=hands)
+    assert [p.team for p in s.players] == [0, 1, 0, 1]
+    s = act(s, 0, attack).state
+    conflicts = {seat: engine.legal_actions(s, seat) for seat in (0, 1)}
+    s = engine.apply(s, 0, conflicts[0][0]).state  # the attacker's weaker conflict card
+    s = engine.apply(s, 1, conflicts[1][-1]).state  # the defender's stronger one
+    s = act(s, 0, {"type": "pass_support"}).state
+    s = act(s, 1, {"type": "play_support", "cards": [cid(1, card_index(s, "war_banner"))]}).state
+    assert [(p.seat, p.kind) for p in engine.pending(s)] == [(2, "support")]
+    for level in LEVELS:
+        choice = decide(observe(s, 2), level, 1, budget=6)
+        assert choice.TYPE == "play_support", (level, choice)
