@@ -10,8 +10,8 @@ seeded :class:`~games.engine.rng.Rng`, so the same observation and seed give the
   seat, then scored by :func:`~.evaluate.value`; the best mean wins.
 * :func:`hard`: determinised Monte Carlo search with UCB1 over the root candidates (information-set MCTS
   with one level of tree): each playout samples a full state consistent with the observation, plays the
-  candidate and then every seat with the playout policy to the end of the next round, and scores the
-  result. The budget is in playouts, never seconds.
+  candidate and then every seat with the playout policy through the rivals' replies (at two players, one
+  round further), and scores the result. The budget is in playouts, never seconds.
 """
 
 from __future__ import annotations
@@ -99,13 +99,15 @@ def normal(obs: Observation, rng: Rng, allowed: Allowed | None = None) -> A.Acti
 
 
 def hard(obs: Observation, rng: Rng, playouts: int, allowed: Allowed | None = None) -> A.Action:
-    """The hard level: UCB1 over the root candidates, each playout on a fresh determinisation, played to
-    the end of the next round (every seat's turn once more) and scored by :func:`~.evaluate.value`."""
+    """The hard level: UCB1 over the root candidates, each playout on a fresh determinisation, played
+    through the rivals' replies (at two players, through the seat's own next turn too) and scored by
+    :func:`~.evaluate.value`."""
     first = sample(obs, rng)
     candidates = _candidates(first, obs.seat, HARD_CANDIDATES, allowed)
     if len(candidates) == 1:
         return candidates[0]
-    horizon = obs.public.turn + obs.public.num_players
+    # to the end of the round, or of the next one at two players (measured: docs/performance.md)
+    horizon = obs.public.turn + max(obs.public.num_players - 1, 2)
     stats = [_Arm() for _ in candidates]
     for n in range(max(playouts, len(candidates))):
         arm = n if n < len(candidates) else max(range(len(stats)), key=lambda i: stats[i].ucb(n))
