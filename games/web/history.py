@@ -25,7 +25,7 @@ from games.selectors import game_record, player_profile, replay_seqs, replay_vie
 from games.selectors import leaderboard as select_leaderboard
 from games.web.forms import ArchiveFilterForm, json_loads_strict
 from games.web.presenters import rating_chart
-from games.web.views import load_game, page_context
+from games.web.views import load_game, page_context, request_user
 
 
 @login_required
@@ -92,7 +92,7 @@ def game_import(request: HttpRequest) -> HttpResponse:
         else:
             try:
                 data = json_loads_strict(raw)
-                game = services.game_import(user=request.user, record=data)  # type: ignore[arg-type]
+                game = services.game_import(user=request_user(request), record=data)
             except (ValueError, UnicodeDecodeError, RecursionError):
                 error = _("This is not JSON.")
             except services.ServiceError as exc:

@@ -61,7 +61,8 @@ DETAIL_TEMPLATE = "games/detail.html"
 log = logging.getLogger(__name__)
 
 
-def _user(request: HttpRequest) -> User:
+def request_user(request: HttpRequest) -> User:
+    """The logged-in user of ``request`` (the views that call this require a login)."""
     user = request.user
     assert isinstance(user, User)
     return user
@@ -73,7 +74,7 @@ def _is_htmx(request: HttpRequest) -> bool:
 
 def home(request: HttpRequest) -> HttpResponse:
     """The home page: what the site is, and for players the games that wait for them."""
-    lists = select_my_games(_user(request)) if request.user.is_authenticated else None
+    lists = select_my_games(request_user(request)) if request.user.is_authenticated else None
     return render(request, "home.html", {"lists": lists, "rules_url": reverse("games:rules")})
 
 
@@ -114,7 +115,7 @@ def rules(request: HttpRequest) -> HttpResponse:
 @require_POST
 def tutorial(request: HttpRequest) -> HttpResponse:
     """Start a guided first game against a bot (issue 15) and open it."""
-    game = services.tutorial_start(user=_user(request))
+    game = services.tutorial_start(user=request_user(request))
     return redirect("games:detail", game_id=game.pk)
 
 
@@ -122,7 +123,7 @@ def tutorial(request: HttpRequest) -> HttpResponse:
 @require_POST
 def play_bot(request: HttpRequest) -> HttpResponse:
     """Start a real two-player game against a bot at once (offered when the guided game ends)."""
-    user = _user(request)
+    user = request_user(request)
     game = services.game_create(user=user, title=_("A game against a bot"), players=2, time_control="daily")
     services.seats_fill_with_bots(game_id=game.pk, user=user)
     services.game_start(game_id=game.pk, user=user)
@@ -132,7 +133,7 @@ def play_bot(request: HttpRequest) -> HttpResponse:
 @login_required
 def my_games(request: HttpRequest) -> HttpResponse:
     """My games: waiting for me (with time left), others' turn, open lobbies, finished."""
-    lists = select_my_games(_user(request))
+    lists = select_my_games(request_user(request))
     empty = not (lists.waiting_for_me or lists.others_turn or lists.open_lobbies or lists.finished)
     return render(request, "games/my_games.html", {"lists": lists, "empty": empty, "now": timezone.now()})
 
@@ -146,7 +147,7 @@ def game_new(request: HttpRequest) -> HttpResponse:
         turn, response = form.seconds()
         try:
             game = services.game_create(
-                user=_user(request),
+                user=request_user(request),
                 title=form.cleaned_data["title"] or _("Medieval Mastery"),
                 players=form.cleaned_data["players"],
                 options=form.options(),
@@ -194,7 +195,7 @@ def duration(seconds: int) -> str:
 
 
 def _lobby(request: HttpRequest, game: Game, token: str | None = None, status: int = 200) -> HttpResponse:
-    user = _user(request)
+    user = request_user(request)
     seats = list(game.seats.all())
     seat = seat_of(game, user)
     invite = None
@@ -349,7 +350,7 @@ def act(request: HttpRequest, game_id: int) -> HttpResponseBase:
     try:
         services.action_submit(
             game_id=game.pk,
-            user=_user(request),
+            user=request_user(request),
             payload=payload,
             expected_seq=expected_seq,
             prompt_key=prompt_key,
@@ -390,7 +391,9 @@ def undo(request: HttpRequest, game_id: int) -> HttpResponseBase:
     except ValueError:
         return _refused(request, game, 400, _("expected_seq and steps must be whole numbers."))
     try:
-        services.action_undo(game_id=game.pk, user=_user(request), expected_seq=expected_seq, steps=steps)
+        services.action_undo(
+            game_id=game.pk, user=request_user(request), expected_seq=expected_seq, steps=steps
+        )
     except services.StaleState:
         return _refused(request, game_id, 409, _("The game has moved on. Here is the current position."))
     except services.ServiceError as exc:
@@ -497,7 +500,7 @@ def _lobby_run(request: HttpRequest, game: Game, spec: LobbyAction) -> HttpRespo
             messages.error(request, _("Choose a bot level: easy, normal or hard."))
             return redirect("games:detail", game_id=game.pk)
     try:
-        getattr(services, spec.service)(game_id=game.pk, user=_user(request), **extra)
+        getattr(services, spec.service)(game_id=game.pk, user=request_user(request), **extra)
     except services.ServiceError as exc:
         messages.error(request, service_message(exc))
         return redirect("games:detail", game_id=game.pk)
@@ -576,7 +579,7 @@ def email_link(request: HttpRequest, token: str) -> HttpResponse:
 def orders(request: HttpRequest) -> HttpResponse:
     """Standing orders for response windows: the list, and a form to add one (POST). ``?game=ID``
     preselects a game. Invalid input re-renders the form with the reason (400)."""
-    user = _user(request)
+    user = request_user(request)
     my = [
         (g.pk, g.title)
         for g in Game.objects.filter(seats__user=user)
@@ -610,7 +613,7 @@ def orders(request: HttpRequest) -> HttpResponse:
 def order_delete(request: HttpRequest, order_id: int) -> HttpResponse:
     """Delete one of my standing orders (404 if it is not mine)."""
     try:
-        services.standing_order_delete(user=_user(request), order_id=order_id)
+        services.standing_order_delete(user=request_user(request), order_id=order_id)
     except services.NotFound as exc:
         raise Http404(service_message(exc)) from exc
     messages.success(request, _("Standing order deleted."))
