@@ -33,6 +33,7 @@ NOTIFY_DEFAULTS: dict[str, str] = {
     "finished": "immediate",
     "joined": "immediate",
     "full": "immediate",
+    "reply": "immediate",
 }
 
 
@@ -110,6 +111,9 @@ class User(AbstractUser):
     quiet_end = models.TimeField(_("quiet hours until"), null=True, blank=True)
     away_from = models.DateTimeField(_("away from"), null=True, blank=True)
     away_until = models.DateTimeField(_("away until"), null=True, blank=True)
+    #: Issue 18: decision emails show the position and the numbered legal moves (``True``, "full play by
+    #: email"), or only say what to decide (``False``, the short emails). Replies work with both.
+    email_play = models.BooleanField(_("full play by email"), default=True)
 
     USERNAME_FIELD = "email"
     REQUIRED_FIELDS: ClassVar[list[str]] = []

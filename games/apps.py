@@ -1,4 +1,5 @@
-"""App config; starts the embedded deadline sweeper inside the development server."""
+"""App config; connects the inbound mail signal and, inside the development server, starts the embedded
+deadline sweeper and the local mail receiver."""
 
 from __future__ import annotations
 
@@ -25,9 +26,13 @@ class GamesConfig(AppConfig):
         ``REDIS_URL``) sweep deadlines in a daemon thread of the serving process, so deadlines fire
         without a Celery beat (architecture §4). Django loads the models before ``ready``, hence the imports
         here (Django docs "Applications: AppConfig.ready")."""
+        from anymail.signals import inbound
         from django.conf import settings
 
         import games.tasks  # noqa: F401  (registers the tasks with the Celery app)
+        from games.receiver import InboxController, on_inbound
+
+        inbound.connect(on_inbound, dispatch_uid="games.receiver.on_inbound")  # provider webhooks (issue 18)
 
         serving = "runserver" in sys.argv and (
             os.environ.get("RUN_MAIN") == "true" or "--noreload" in sys.argv
@@ -36,6 +41,13 @@ class GamesConfig(AppConfig):
             threading.Thread(
                 target=_sweep_forever, args=(settings.DEADLINE_SWEEP_SECONDS,), daemon=True
             ).start()
+        if serving and not settings.REDIS_URL and settings.MAIL_RECEIVER_PORT:
+            # the embedded default's local receiver (SMTP): `manage.py mail_reply --smtp` or any client
+            try:
+                InboxController(host="127.0.0.1", port=settings.MAIL_RECEIVER_PORT, lmtp=False).start()
+                log.info("receiving replies over SMTP on 127.0.0.1:%d", settings.MAIL_RECEIVER_PORT)
+            except (OSError, RuntimeError):
+                log.warning("could not start the mail receiver on port %d", settings.MAIL_RECEIVER_PORT)
 
 
 def _sweep_forever(every: int) -> None:

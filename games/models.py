@@ -230,6 +230,7 @@ class Notification(models.Model):
         JOINED = "joined", _("Someone joined your table")
         FULL = "full", _("Your table is full")
         DIGEST = "digest", _("Daily digest")
+        REPLY = "reply", _("The result of your emailed moves")
 
     class Status(models.TextChoices):
         PENDING = "pending", _("waiting to be sent")
@@ -347,3 +348,46 @@ class RatingChange(models.Model):
     def conservative_after(self) -> float:
         """``mu - 3 sigma`` after the game."""
         return self.mu_after - 3 * self.sigma_after
+
+
+class InboundMail(models.Model):
+    """A mail received for play by email (issue 18): stored by the receiver (LMTP/SMTP, a provider webhook
+    or ``manage.py mail_reply``) in the receiving transaction, then processed once by the
+    :func:`games.tasks.inbound_process` task, so a crash loses no mail. ``message_id`` is unique: the same
+    mail delivered twice is stored (and acts) once.
+
+    ``status`` moves from ``pending`` to ``applied`` (every line applied), ``stopped`` (a line failed after
+    the lines before it were applied), ``refused`` (nothing applied; ``reason`` says why) or ``ignored``
+    (auto-replies and bounces: no answer, so no mail loop). ``raw`` is the message as received (empty when
+    it was over ``INBOUND_MAX_BYTES``)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("waiting to be processed")
+        APPLIED = "applied", _("applied")
+        STOPPED = "stopped", _("stopped at a failing line")
+        REFUSED = "refused", _("refused")
+        IGNORED = "ignored", _("ignored (automatic mail)")
+
+    message_id = models.CharField(max_length=250)
+    received_at = models.DateTimeField()
+    recipient = models.CharField(max_length=254, blank=True)
+    sender = models.CharField(max_length=254, blank=True)
+    size = models.PositiveIntegerField(default=0)
+    raw = models.BinaryField(default=b"")
+    via = models.CharField(max_length=12, default="smtp")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    reason = models.CharField(max_length=40, blank=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    game = models.ForeignKey(Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    lines = models.JSONField(default=list)
+    applied = models.PositiveSmallIntegerField(default=0)
+    processed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=("message_id",), name="inboundmail_unique_message_id")]
+        indexes = [models.Index(fields=("status", "received_at"), name="inboundmail_due")]
+
+    def __str__(self) -> str:
+        return self.message_id

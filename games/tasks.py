@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from games import services
 from games.notify import send as notify_send
-from games.services import outbox, ratings
+from games.services import inbox, outbox, ratings
 
 
 @shared_task(acks_late=True)  # type: ignore[untyped-decorator]  # celery ships no type hints
@@ -38,10 +38,21 @@ def notifications_send(game_id: int | None = None, game_ids: list[int] | None = 
 
 @shared_task(acks_late=True)  # type: ignore[untyped-decorator]
 def outbox_sweep() -> int:
-    """Every minute: send every due notification (those postponed by quiet hours or away periods, and any a
-    lost task or an unreachable broker left behind) and the daily digests. Returns emails sent."""
+    """Every minute: process received mails still pending, send every due notification (those postponed by
+    quiet hours or away periods, and any a lost task or an unreachable broker left behind) and the daily
+    digests. Returns emails sent."""
     now = timezone.now()
+    for mail_id in inbox.mails_pending():  # mails whose task was lost (broker down, worker killed)
+        inbox.mail_process(mail_id=mail_id)
     return notify_send.outbox_flush(now=now) + notify_send.digests_send(now=now)
+
+
+@shared_task(acks_late=True)  # type: ignore[untyped-decorator]
+def inbound_process(mail_id: int) -> str:
+    """Process one received mail (issue 18): check who may act, apply the reply's lines through the play
+    service (source ``email``) and queue the one result email. Returns the mail's status; a second run
+    changes nothing (a processed mail is no longer pending)."""
+    return str(inbox.mail_process(mail_id=mail_id).status)
 
 
 @shared_task(acks_late=True)  # type: ignore[untyped-decorator]

@@ -8,6 +8,7 @@ console and to ``var/mail/``. ``MASTERY_ENV=production`` requires ``SECRET_KEY``
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 import django_stubs_ext
@@ -47,6 +48,7 @@ INSTALLED_APPS = [
     "django.contrib.humanize",
     "allauth",
     "allauth.account",
+    "anymail",
     "django_htmx",
     "template_partials",
     "accounts",
@@ -268,6 +270,25 @@ REMINDER_FRACTION = 0.75
 DIGEST_HOUR = env_int("DIGEST_HOUR", 8)
 #: Seconds a signed email link stays valid (it also dies with the decision it names, and after one use).
 EMAIL_LINK_MAX_AGE = env_int("EMAIL_LINK_MAX_AGE", 7 * 86_400)
+
+#: Replies to decision emails (issue 18). Each decision email has its own Reply-To address,
+#: ``<REPLY_LOCAL_PART>+<token>@<REPLY_DOMAIN>``; the domain defaults to SITE_URL's host.
+REPLY_LOCAL_PART = env_str("REPLY_LOCAL_PART", "play")
+REPLY_DOMAIN = env_str("REPLY_DOMAIN", urlsplit(SITE_URL).hostname or "localhost")
+#: Seconds a reply address stays valid after its email was queued (then the answer is the current decision).
+REPLY_MAX_AGE = env_int("REPLY_MAX_AGE", 30 * 86_400)
+#: Inbound mail larger than this many bytes is refused (1 MB).
+INBOUND_MAX_BYTES = env_int("INBOUND_MAX_BYTES", 1_048_576)
+#: The ``authserv-id`` of the MTA whose ``Authentication-Results`` header (RFC 8601) the receiver trusts:
+#: a reply it marks ``dmarc=fail`` is refused as forged. Empty: the header is not read.
+INBOUND_AUTHSERV_ID = env_str("INBOUND_AUTHSERV_ID", "")
+#: Port of the local SMTP receiver the development server runs in a thread (0: none; embedded default).
+MAIL_RECEIVER_PORT = env_int("MAIL_RECEIVER_PORT", 2525)
+#: django-anymail (anymail.dev): the shared secret of inbound webhooks (``user:password`` in the webhook
+#: URL's basic auth), checked by anymail before its ``inbound`` signal fires. Without one (production
+#: default) the webhook URLs are not served at all.
+ANYMAIL_WEBHOOK_SECRET = env_str("ANYMAIL_WEBHOOK_SECRET", "" if PRODUCTION else "dev:insecure-secret")
+ANYMAIL = {"WEBHOOK_SECRET": ANYMAIL_WEBHOOK_SECRET}
 
 #: A rating is "provisional" until the player has this many rated games in its pool.
 PROVISIONAL_GAMES = 10

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
@@ -20,3 +21,5 @@ urlpatterns = [
     path("", include("games.urls")),
     path("", game_views.home, name="home"),
 ]
+if settings.ANYMAIL_WEBHOOK_SECRET:  # inbound mail webhooks (issue 18), e.g. /anymail/mailgun/inbound/
+    urlpatterns.insert(0, path("anymail/", include("anymail.urls")))

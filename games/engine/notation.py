@@ -436,6 +436,13 @@ def parse_text(state: GameState, seat: int, text: str, lang: str = "en") -> A.Ac
         raise NotationError(str(exc), exc.expected, legal_forms(state, seat, lang)) from None
 
 
+def names_a_move(text: str) -> bool:
+    """Whether ``text`` begins with a move's word in any of the four languages (``advance …``, ``koniec``),
+    whatever follows: the email reply reader tells a mistyped move from a signature by it (issue 18)."""
+    t = _norm(text)
+    return any(t == s or t.startswith(s + " ") for s, _v in _SPELLINGS)
+
+
 def _need_empty(rest: str, verb: str) -> None:
     if rest:
         raise NotationError(f"{verb!r} takes nothing after it", verb)
@@ -592,15 +599,16 @@ def _examples(lang: str) -> list[str]:
     return [f"{_verb('advance', lang)} t5 3", _verb("end", lang), _verb("pass", lang)]
 
 
-def legal_forms(state: GameState, seat: int, lang: str = "en") -> list[str]:
-    """The legal moves of ``seat`` now, in the notation: one line per action, except that advances are
-    summed up per target (``advance Forest 1-4``) and redistributions as a form with an example.
+def move_menu(state: GameState, seat: int, lang: str = "en") -> tuple[list[str], list[str]]:
+    """The legal moves of ``seat`` now as a decision email lists them (issue 18): ``(moves, forms)``.
+    ``moves`` are single actions in the notation, to be numbered; ``forms`` sum up the large families,
+    advances per target (``advance Forest 1-4``) and redistributions as a form with an example.
 
     Returns:
-        Lines in ``lang``; empty when the seat has no decision.
+        Two lists of lines in ``lang``; both empty when the seat has no decision.
     """
     lang = _lang(lang)
-    out: list[str] = []
+    moves: list[str] = []
     advances: dict[str, list[int]] = {}
     redistributes: list[str] = []
     for action in legal_actions(state, seat):
@@ -609,13 +617,26 @@ def legal_forms(state: GameState, seat: int, lang: str = "en") -> list[str]:
         elif isinstance(action, A.Redistribute):
             redistributes.append(to_text(state, action, lang))
         else:
-            out.append(to_text(state, action, lang))
+            moves.append(to_text(state, action, lang))
+    forms: list[str] = []
     for to, counts in advances.items():
         low, high = min(counts), max(counts)
         knights = str(low) if low == high else f"{low}-{high}"
-        out.append(f"{_verb('advance', lang)} {_location_text(state, seat, to, lang)} {knights}")
+        forms.append(f"{_verb('advance', lang)} {_location_text(state, seat, to, lang)} {knights}")
     if redistributes:
-        out.append(
+        forms.append(
             f"{_verb('redistribute', lang)} from>to knights, … (e.g. {redistributes[0].split(' ', 1)[1]})"
         )
-    return out
+    return moves, forms
+
+
+def legal_forms(state: GameState, seat: int, lang: str = "en") -> list[str]:
+    """The legal moves of ``seat`` now, in the notation: one line per action, except that advances are
+    summed up per target (``advance Forest 1-4``) and redistributions as a form with an example
+    (:func:`move_menu`'s two lists in one).
+
+    Returns:
+        Lines in ``lang``; empty when the seat has no decision.
+    """
+    moves, forms = move_menu(state, seat, lang)
+    return moves + forms

@@ -29,9 +29,13 @@ from games.components import artefact_name, place_name
 from games.engine import PromptKind
 from games.models import Notification, Prompt
 from games.notify.links import BACK, absolute_url, link_token, unsubscribe_token
+from games.notify.position import Position, position_for
+from games.notify.replies import reply_result
 from games.selectors import GameView, game_get, game_view
+from games.services.inbox import reply_address
 from games.services.outbox import DECISION_KINDS
 from games.services.projection import TURN_PROMPT_KINDS
+from games.store import game_state
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +67,12 @@ class EmailContent:
     links: list[tuple[str, str]] = field(default_factory=list)
     deadline: str = ""
     log: list[str] = field(default_factory=list)
+    #: Full play by email (issue 18): the position, the numbered moves and the forms of the large families.
+    position: Position | None = None
+    moves: list[str] = field(default_factory=list)
+    forms: list[str] = field(default_factory=list)
+    #: Whether a reply to this email plays (it has its own Reply-To address).
+    replyable: bool = False
 
 
 def _when(user: User, at: datetime, now: datetime) -> str:
@@ -97,17 +107,36 @@ def content_for(n: Notification, user: User, now: datetime, prompt: Prompt | Non
     gv = game_view(game, user)
     c = _body(n, gv, game.title)
     game_url = absolute_url(reverse("games:detail", args=[game.pk]) + "#decision")
+    if n.kind == Notification.Kind.REPLY:
+        c = EmailContent(*reply_result(n, gv, game.title))
+        if gv.seat is not None and prompt is not None and gv.view is not None:
+            c.details += _decision_details(prompt.kind, gv.view, gv.names, gv.seat)
     if n.kind != Notification.Kind.FINISHED:  # the game-over email links the result and the replay itself
         c.links.insert(0, (_("Open the game"), game_url))
-    if n.kind in DECISION_KINDS and prompt is not None:
+    if (n.kind in DECISION_KINDS or n.kind == Notification.Kind.REPLY) and prompt is not None:
         c.deadline = _when(user, prompt.deadline_at, now)
         link = link_for_prompt(prompt.kind)
         if link is not None:
             c.links.append((str(link.label), _link_url(n, link.name)))
+        _full_play(c, n, gv, user)
     for entry in reversed(gv.log[:4]):
         c.log.extend(entry["lines"])
     c.log = c.log[-8:]
     return c
+
+
+def _full_play(c: EmailContent, n: Notification, gv: GameView, user: User) -> None:
+    """Make a decision email answerable by reply (issue 18): its own Reply-To address and, for players who
+    chose full play by email, the position from their own view and their legal moves in the notation,
+    numbered. The numbered moves are kept in ``n.data["moves"]`` (a reply's number means that line)."""
+    if gv.seat is None or gv.view is None:
+        return
+    c.replyable = True
+    if not user.email_play:
+        return
+    c.position = position_for(gv.view, gv.names, gv.seat)
+    c.moves, c.forms = engine.move_menu(game_state(gv.game), gv.seat, translation.get_language() or "en")
+    n.data = {**n.data, "moves": c.moves}
 
 
 def _lobby(n: Notification, title: str) -> EmailContent:
@@ -369,6 +398,11 @@ def build_email(
     }
     if n.game_id is not None:
         headers["References"] = f"<game.{n.game_id}@{domain}>"
+    if items is None and contents[0].replyable:
+        headers["Reply-To"] = reply_address(n.pk)
+    if n.kind == Notification.Kind.REPLY and n.data.get("in_reply_to"):
+        headers["In-Reply-To"] = f"<{n.data['in_reply_to']}>"
+        headers["References"] += f" <{n.data['in_reply_to']}>"
     msg = EmailMultiAlternatives(
         subject=f"[Medieval Mastery] {subject}", body=text, to=[user.email], headers=headers
     )

@@ -75,6 +75,8 @@ def _deliver(n: Notification, now: datetime, connection: BaseEmailBackend) -> bo
         _skip(n, "off")
         return False
     prompt = None
+    if n.kind == Notification.Kind.REPLY and n.prompt_key:
+        prompt = _open_prompt(n)  # the next decision the result email asks for, if still open
     if n.kind in DECISION_KINDS:
         prompt = _open_prompt(n)
         if prompt is None:
@@ -92,7 +94,7 @@ def _deliver(n: Notification, now: datetime, connection: BaseEmailBackend) -> bo
     connection.send_messages([build_email(n, user, now, prompt)])
     n.status = Notification.Status.SENT
     n.sent_at = timezone.now()
-    n.save(update_fields=["status", "sent_at"])
+    n.save(update_fields=["status", "sent_at", "data"])  # data: the numbered moves the email showed
     return True
 
 

@@ -1,0 +1,93 @@
+"""Receiving replies to game emails (issue 18, architecture §1 "inbound mail"): the LMTP/SMTP receiver
+(aiosmtpd, run by ``manage.py mail_receive`` and, on the embedded default, by the development server) and
+the django-anymail ``inbound`` signal of provider webhooks. Both only store the mail
+(:func:`games.services.inbox.mail_store`), which enqueues its processing after commit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from aiosmtpd.controller import Controller
+from aiosmtpd.lmtp import LMTP
+from aiosmtpd.smtp import SMTP, Envelope, Session
+from django.conf import settings
+from django.db import close_old_connections
+
+from games.services.inbox import is_reply_address, mail_store
+
+log = logging.getLogger(__name__)
+
+
+def store_raw(raw: bytes, rcpt: list[str], via: str) -> bool:
+    """Store one received mail in this thread's own database connection (closed after), for the receiver's
+    executor threads. Returns whether it was new (``False``: the same ``Message-ID`` was stored before)."""
+    try:
+        _mail, created = mail_store(raw=raw, rcpt=rcpt, via=via)
+        return created
+    finally:
+        close_old_connections()
+
+
+class InboxHandler:
+    """The aiosmtpd handler (aiosmtpd docs "Handler hooks"): ``RCPT TO`` must be a well-signed reply
+    address of this site (else ``550``); ``DATA`` stores the mail and answers ``250`` once it is committed,
+    so the sending MTA keeps (and retries) any mail not yet stored. Mail over ``INBOUND_MAX_BYTES`` is
+    refused by the server itself with ``552`` (its ``data_size_limit``)."""
+
+    def __init__(self, via: str) -> None:
+        self.via = via
+
+    async def handle_RCPT(
+        self, server: SMTP, session: Session, envelope: Envelope, address: str, rcpt_options: list[str]
+    ) -> str:
+        """Accept only reply addresses."""
+        if not is_reply_address(address):
+            return "550 5.1.1 No such mailbox: reply to the address of a Medieval Mastery email"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        """Store the mail (in a worker thread: the ORM is synchronous) and answer once it is committed."""
+        raw = envelope.original_content or b""
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8", "surrogateescape")
+        loop = asyncio.get_running_loop()
+        try:
+            await loop.run_in_executor(None, store_raw, raw, list(envelope.rcpt_tos), self.via)
+        except Exception:
+            log.exception("could not store an inbound mail")
+            return "451 4.3.0 Could not store the message now; try again later"
+        if self.via == "lmtp":  # LMTP answers once per recipient (RFC 2033 §4.2)
+            return "\r\n".join("250 2.0.0 Message accepted" for _ in envelope.rcpt_tos)
+        return "250 2.0.0 Message accepted"
+
+
+class InboxController(Controller):
+    """An aiosmtpd controller serving :class:`InboxHandler` over LMTP or SMTP in a thread."""
+
+    def __init__(self, *, host: str, port: int, lmtp: bool) -> None:
+        super().__init__(
+            InboxHandler("lmtp" if lmtp else "smtp"),
+            hostname=host,
+            port=port,
+            data_size_limit=settings.INBOUND_MAX_BYTES,
+        )
+        self.lmtp = lmtp
+
+    def factory(self) -> SMTP:
+        """The LMTP or SMTP server of one connection (aiosmtpd's ``Controller.factory`` hook)."""
+        cls = LMTP if self.lmtp else SMTP
+        return cls(self.handler, **self.SMTP_kwargs)
+
+
+def on_inbound(sender: Any, event: Any, esp_name: str, **kwargs: Any) -> None:
+    """django-anymail's ``inbound`` signal (anymail.dev "Receiving mail"): the provider's webhook has been
+    authenticated with ``ANYMAIL["WEBHOOK_SECRET"]`` by anymail; store the message as received."""
+    message = event.message
+    if message is None:
+        return
+    rcpt = [message.envelope_recipient] if getattr(message, "envelope_recipient", None) else []
+    mail_store(raw=message.as_bytes(), rcpt=rcpt, via="webhook")

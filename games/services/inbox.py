@@ -1,0 +1,347 @@
+"""Play by email replies (issue 18): signed reply addresses, storing received mail, and applying a reply's
+lines through the same play service as the web.
+
+The receivers (the LMTP/SMTP receiver, provider webhooks through django-anymail, ``manage.py mail_reply``)
+only call :func:`mail_store`: it writes an :class:`~games.models.InboundMail` row in the receiving
+transaction and enqueues :func:`games.tasks.inbound_process` after commit, so a crash loses no mail and a
+mail delivered twice (same ``Message-ID``) is stored once. :func:`mail_process` then checks who may act and
+applies the lines in order, each through :func:`games.services.play.action_submit` with source ``email``
+(same lock and ``expected_seq`` check as the web), and writes one result notification (kind ``reply``) in
+the same transaction. A line that fails stops the batch there; the lines before it stay applied.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from email import policy
+from email.parser import BytesParser
+from functools import partial
+from typing import Any
+
+from allauth.account.models import EmailAddress
+from celery import current_app
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from django.utils.crypto import constant_time_compare, salted_hmac
+
+from accounts.models import User
+from games import engine
+from games.models import Game, InboundMail, Notification, Prompt
+from games.services.errors import ServiceError
+from games.services.locks import game_state, lock_with_seats
+from games.services.mail_reading import (
+    Reply,
+    address_local,
+    addresses,
+    dmarc_failed,
+    message_id_of,
+    read_reply,
+)
+from games.services.outbox import DECISION_KINDS, dedupe_key, enqueue_send
+from games.services.play import action_submit
+
+log = logging.getLogger(__name__)
+
+REPLY_SALT = "mastery.reply-address"
+#: Hex digits of the HMAC in a reply token (80 bits).
+_SIG_LENGTH = 20
+_TOKEN = re.compile(rf"^([0-9a-f]{{1,12}})-([0-9a-f]{{{_SIG_LENGTH}}})$")
+#: The Celery task that processes a stored mail (``games.tasks.inbound_process``), named, not imported: the
+#: tasks are an entry point above the services (architecture §1).
+PROCESS_TASK = "games.tasks.inbound_process"
+#: At most this many lines of one reply are read (a whole turn is a handful).
+MAX_LINES = 30
+
+
+# -- Reply addresses ---------------------------------------------------------------------------------------
+
+
+def reply_token(notification_id: int) -> str:
+    """The token of a notification's reply address: its id in hex and an 80-bit HMAC of it (Django's
+    ``salted_hmac`` with ``SECRET_KEY``), lower-case hex so an MTA that folds the case keeps it valid."""
+    sig = salted_hmac(REPLY_SALT, str(notification_id)).hexdigest()[:_SIG_LENGTH]
+    return f"{notification_id:x}-{sig}"
+
+
+def reply_address(notification_id: int) -> str:
+    """The Reply-To address of a decision email: ``play+<token>@<REPLY_DOMAIN>`` (at most 64 characters in
+    the local part, RFC 5321 §4.5.3.1.1)."""
+    return f"{settings.REPLY_LOCAL_PART}+{reply_token(notification_id)}@{settings.REPLY_DOMAIN}"
+
+
+def token_notification_id(addrs: list[str]) -> int | None:
+    """The notification id named by the first well-signed reply address among ``addrs`` (``None``: none
+    is). The local part must be ``<REPLY_LOCAL_PART>+<token>`` at ``REPLY_DOMAIN``."""
+    for addr in addrs:
+        local, domain = address_local(addr)
+        prefix = settings.REPLY_LOCAL_PART.lower() + "+"
+        if domain != settings.REPLY_DOMAIN.lower() or not local.startswith(prefix):
+            continue
+        match = _TOKEN.match(local[len(prefix) :])
+        if match is None:
+            continue
+        nid = int(match.group(1), 16)
+        if constant_time_compare(reply_token(nid), match.group(0)):
+            return nid
+    return None
+
+
+def is_reply_address(addr: str) -> bool:
+    """Whether ``addr`` is a well-signed reply address of this site (the SMTP receiver refuses others at
+    ``RCPT TO``)."""
+    return token_notification_id([addr]) is not None
+
+
+# -- Storing ----------------------------------------------------------------------------------------------
+
+
+def mail_store(*, raw: bytes, rcpt: list[str] | None = None, via: str = "smtp") -> tuple[InboundMail, bool]:
+    """Store one received mail and enqueue its processing after commit (the receivers' only call).
+
+    Args:
+        raw: the message as received (RFC 5322 bytes).
+        rcpt: the envelope recipients (``RCPT TO``) when the receiver knows them.
+        via: ``smtp``, ``lmtp``, ``webhook`` or ``cli``.
+
+    Returns:
+        ``(mail, created)``: ``created`` is ``False`` for a mail already stored (the same ``Message-ID``):
+        it is neither stored nor processed again. A mail over ``INBOUND_MAX_BYTES`` is stored without its
+        body and processed as refused.
+    """
+    size = len(raw)
+    too_large = size > settings.INBOUND_MAX_BYTES
+    headers = BytesParser(policy=policy.default).parsebytes(raw, headersonly=True)
+    mid = message_id_of(headers, raw)
+    from_ = addresses(headers, "From")
+    to = [a.lower() for a in (rcpt or [])] + addresses(headers, "To", "Cc", "Delivered-To")
+    with transaction.atomic():
+        mail, created = InboundMail.objects.get_or_create(
+            message_id=mid,
+            defaults={
+                "received_at": timezone.now(),
+                "recipient": next((a for a in to if is_reply_address(a)), to[0] if to else "")[:254],
+                "sender": (from_[0] if from_ else "")[:254],
+                "size": size,
+                "raw": b"" if too_large else raw,
+                "via": via,
+                "reason": "too_large" if too_large else "",
+            },
+        )
+        if created:
+            transaction.on_commit(partial(enqueue_process, mail.pk))
+    return mail, created
+
+
+def enqueue_process(mail_id: int) -> None:
+    """Publish one :data:`PROCESS_TASK` for ``mail_id`` (after commit). Never raises: if the broker is down
+    the mail stays pending and the minute's sweep (:func:`mails_pending`) processes it."""
+    try:
+        current_app.signature(PROCESS_TASK, kwargs={"mail_id": mail_id}).delay()
+    except Exception:
+        log.warning("could not enqueue inbound mail %s; the sweep will process it", mail_id)
+
+
+def mails_pending(limit: int = 200) -> list[int]:
+    """Ids of stored mails still waiting to be processed, oldest first (the sweep's work)."""
+    rows = InboundMail.objects.filter(status=InboundMail.Status.PENDING).order_by("received_at", "pk")
+    return list(rows.values_list("pk", flat=True)[:limit])
+
+
+# -- Processing ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Batch:
+    """What applying a reply's lines did: ``applied`` (the lines applied, as notation), ``error`` (the
+    failing line: ``{"line": n, "text", "message", "params"}``, or ``None``) and ``ignored`` (lines after
+    the moves that name no move, read as a signature)."""
+
+    applied: list[str]
+    error: dict[str, Any] | None
+    ignored: list[str]
+
+
+def mail_process(*, mail_id: int, now: datetime | None = None) -> InboundMail:
+    """Process one stored mail once (the task's body; running it again changes nothing).
+
+    Automatic mail (auto-replies, vacation responders, bounces) is ignored without an answer. A mail
+    whose reply address is missing or badly signed is refused without one (nobody can be told safely).
+    Every other outcome is answered by one ``reply`` notification: refused (a sender other than the
+    address's player, a forged ``From``, an expired address, over 1 MB: nothing changes; a decision no
+    longer open: the current decision instead), or the lines applied in order until one fails.
+
+    Returns:
+        The mail row after processing.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        mail = InboundMail.objects.select_for_update().get(pk=mail_id)
+        if mail.status != InboundMail.Status.PENDING:
+            return mail
+        _process(mail, now)
+        mail.processed_at = now
+        mail.save()
+    return mail
+
+
+def _finish(mail: InboundMail, status: str, reason: str = "") -> None:
+    mail.status = status
+    mail.reason = reason or mail.reason
+
+
+def _process(mail: InboundMail, now: datetime) -> None:
+    """Judge ``mail`` and apply or refuse it (inside :func:`mail_process`'s transaction)."""
+    reply = read_reply(bytes(mail.raw)) if mail.raw else None
+    if reply is not None and reply.automatic:
+        return _finish(mail, InboundMail.Status.IGNORED, "automatic")
+    nid = token_notification_id([mail.recipient, *(reply.recipients if reply else [])])
+    origin = Notification.objects.select_related("recipient").filter(pk=nid).first() if nid else None
+    if origin is None or origin.game_id is None:
+        return _finish(mail, InboundMail.Status.REFUSED, "bad_token")
+    owner = origin.recipient
+    mail.user, mail.game_id = owner, origin.game_id
+    refusal = _refusal(mail, reply, origin, owner, now)
+    if refusal is not None:
+        reason, answer_to = refusal
+        _finish(mail, InboundMail.Status.REFUSED, reason)
+        if answer_to is not None:
+            _answer(mail, answer_to, origin, {"refused": reason, "sender": mail.sender}, _subject(reply))
+        return None
+    assert reply is not None
+    game, _seats = lock_with_seats(origin.game_id)
+    if game.status != Game.Status.ACTIVE or not _still_open(origin):
+        _finish(mail, InboundMail.Status.REFUSED, "moved_on" if game.status == Game.Status.ACTIVE else "over")
+        _answer(mail, owner, origin, {"refused": mail.reason}, _subject(reply))
+        return None
+    lines = reply.lines[:MAX_LINES]
+    mail.lines = lines
+    if not lines:
+        _finish(mail, InboundMail.Status.REFUSED, "no_moves")
+        _answer(mail, owner, origin, {"refused": "no_moves"}, _subject(reply))
+        return None
+    batch = _apply_lines(game.pk, owner, lines, list(origin.data.get("moves", [])))
+    mail.applied = len(batch.applied)
+    _finish(mail, InboundMail.Status.STOPPED if batch.error else InboundMail.Status.APPLIED)
+    outcome = {"applied": batch.applied, "error": batch.error, "ignored": batch.ignored}
+    _answer(mail, owner, origin, outcome, _subject(reply))
+    return None
+
+
+def _refusal(
+    mail: InboundMail, reply: Reply | None, origin: Notification, owner: User, now: datetime
+) -> tuple[str, User | None] | None:
+    """Why the mail may not act for the address's player, and whom to tell (``None``: it may act).
+
+    The answer goes to the owner of the address, except when another user of the site sent it with their
+    own verified address: then to that sender (they are told the address is not theirs)."""
+    sender = mail.sender.lower()
+    verified = EmailAddress.objects.filter(email__iexact=sender, verified=True).select_related("user").first()
+    if verified is None or verified.user_id != owner.pk:
+        if verified is not None:
+            return "not_yours", verified.user
+        return "forged_from", owner
+    if reply is None:  # stored without its body: over INBOUND_MAX_BYTES
+        return "too_large", owner
+    if dmarc_failed(reply.auth_results, settings.INBOUND_AUTHSERV_ID):
+        return "forged_from", owner
+    if origin.created_at + timedelta(seconds=settings.REPLY_MAX_AGE) < now:
+        return "expired", owner
+    return None
+
+
+def _still_open(origin: Notification) -> bool:
+    """Whether the decision the replied-to email asked for is still open for its seat."""
+    if not origin.prompt_key or origin.seat is None or origin.game_id is None:
+        return False
+    return Prompt.objects.filter(game_id=origin.game_id, seat=origin.seat, key=origin.prompt_key).exists()
+
+
+def _apply_lines(game_id: int, user: User, lines: list[str], moves: list[str]) -> Batch:
+    """Apply ``lines`` in order for ``user``'s seat, each through :func:`action_submit` (source ``email``)
+    in its own savepoint. A number ``n`` means the ``n``-th of the email's numbered ``moves``. The first
+    line that fails stops the batch; once a move has been applied, lines that name no move at all end the
+    batch quietly as a signature."""
+    applied: list[str] = []
+    for n, line in enumerate(lines, start=1):
+        text = line
+        if line.rstrip(".").isdigit():
+            k = int(line.rstrip("."))
+            if not 1 <= k <= len(moves):
+                return Batch(applied, _error(n, line, "no_such_number", {"count": len(moves)}), [])
+            text = moves[k - 1]
+        elif applied and not engine.names_a_move(line):
+            return Batch(applied, None, lines[n - 1 :])
+        game, _seats = lock_with_seats(game_id)
+        state = game_state(game)
+        seat = next((s.number for s in _seats if s.user_id == user.pk), None)
+        try:
+            if seat is None:
+                raise engine.NotationError("you have no seat in this game", "a seat")
+            action = engine.parse_text(state, seat, text, user.language)
+            action_submit(
+                game_id=game_id,
+                user=user,
+                payload=action.to_dict(),
+                expected_seq=game.seq,
+                source="email",
+            )
+        except engine.NotationError as exc:
+            return Batch(applied, _error(n, line, exc.message, {"legal": list(exc.legal)}), [])
+        except ServiceError as exc:
+            return Batch(applied, _error(n, line, exc.message, _json_params(exc.params)), [])
+        applied.append(text)
+    return Batch(applied, None, [])
+
+
+def _error(n: int, line: str, message: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"line": n, "text": line, "message": message, "params": params}
+
+
+def _json_params(params: dict[str, Any]) -> dict[str, Any]:
+    """The JSON-safe part of a service error's parameters (stored in the result notification)."""
+    return {k: v for k, v in params.items() if isinstance(v, str | int | float | bool | list | type(None))}
+
+
+def _answer(
+    mail: InboundMail, user: User, origin: Notification, data: dict[str, Any], subject: str = ""
+) -> Notification:
+    """Queue the one result email of ``mail`` to ``user`` (kind ``reply``), bound to the decision now open
+    for their seat (so a reply to it plays on), and drop their decision emails this write queued: the
+    result email carries the next decision. Sent after commit."""
+    game_id = origin.game_id
+    assert game_id is not None  # checked by _process
+    seat = origin.seat if user.pk == origin.recipient_id else None
+    key = ""
+    if seat is not None:
+        rows = Prompt.objects.filter(game_id=game_id, seat=seat, auto_at__isnull=True)
+        row = rows.order_by("opened_at", "pk").first()
+        key = row.key if row is not None else ""
+        Notification.objects.filter(
+            recipient=user, game_id=game_id, status=Notification.Status.PENDING, kind__in=DECISION_KINDS
+        ).update(status=Notification.Status.SKIPPED, skip_reason="in reply")
+    now = timezone.now()
+    n = Notification.objects.create(
+        recipient=user,
+        game_id=game_id,
+        seat=seat,
+        kind=Notification.Kind.REPLY,
+        prompt_key=key,
+        dedupe_key=dedupe_key(user.pk, game_id, f"mail.{mail.pk}", Notification.Kind.REPLY),
+        data={**data, "in_reply_to": mail.message_id, "subject": subject},
+        created_at=now,
+        send_after=now,
+    )
+    transaction.on_commit(partial(enqueue_send, game_id))
+    return n
+
+
+def _subject(reply: Reply | None) -> str:
+    """The replied-to subject without its ``Re:`` prefixes (for the answer's ``Re:`` subject)."""
+    if reply is None:
+        return ""
+    subject = re.sub(r"^((re|sv|odp|aw|fw|fwd|회신|답장)\s*:\s*)+", "", reply.subject, flags=re.IGNORECASE)
+    return subject.removeprefix("[Medieval Mastery]").strip()[:200]
