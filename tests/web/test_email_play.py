@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import timedelta
+from email import policy
 from email.message import EmailMessage as StdMessage
 from email.utils import make_msgid
 from typing import TypeVar
@@ -62,16 +63,6 @@ def to_user(sent: list[EmailMultiAlternatives], user: User) -> list[EmailMultiAl
     return [m for m in sent if m.to == [user.email]]
 
 
-def kind_of(message: EmailMultiAlternatives) -> str:
-    """The outbox kind of a sent email (its row, found by the stable Message-ID)."""
-    for n in Notification.objects.filter(status=Notification.Status.SENT):
-        from games.notify.content import message_id
-
-        if message_id(n.dedupe_key) == message.extra_headers["Message-ID"]:
-            return n.kind
-    raise AssertionError("no outbox row for this email")
-
-
 def reply_to(
     original: EmailMultiAlternatives,
     text: str,
@@ -98,7 +89,7 @@ def reply_to(
         )
     else:
         reply.set_content(f"{text}\n\nOn Tue, 24 Nov 2026 at 10:00, Medieval Mastery wrote:\n{quoted}\n")
-    return reply.as_bytes()
+    return reply.as_bytes(policy=policy.SMTP)  # CRLF line ends, as mail travels
 
 
 def deliver(writes: Writes, raw: bytes) -> InboundMail:

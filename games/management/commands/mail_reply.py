@@ -22,8 +22,9 @@ from games.receiver import store_raw
 _SEPARATOR = b"\n" + b"-" * 79 + b"\n"
 
 
-def last_replyable(path: Path) -> EmailMessage:
-    """The last message in a ``var/mail/`` file that has a Reply-To address.
+def last_replyable(path: Path, to: str = "") -> EmailMessage:
+    """The last message in a ``var/mail/`` file that has a Reply-To address (and, with ``to``, was sent to
+    that address: one file holds every message one connection sent).
 
     Raises:
         CommandError: no such file, or no message in it can be answered.
@@ -36,10 +37,10 @@ def last_replyable(path: Path) -> EmailMessage:
         if not chunk.strip():
             continue
         message = BytesParser(policy=policy.default).parsebytes(chunk.lstrip(b"\n"))
-        if message.get("Reply-To"):
+        if message.get("Reply-To") and (not to or to.lower() in str(message.get("To", "")).lower()):
             assert isinstance(message, EmailMessage)
             return message
-    raise CommandError(f"{path} holds no email that can be answered by reply")
+    raise CommandError(f"{path} holds no email{' to ' + to if to else ''} that can be answered by reply")
 
 
 def reply_to(original: EmailMessage, text: str) -> EmailMessage:
@@ -72,10 +73,11 @@ class Command(BaseCommand):
         parser.add_argument("file", type=Path)
         parser.add_argument("lines", nargs="+", help="the reply: a number or moves, one argument per line")
         parser.add_argument("--smtp", default="", help="send to a receiver at HOST:PORT instead of storing")
+        parser.add_argument("--to", default="", help="answer the message sent to this address")
 
     def handle(self, *args: Any, **options: Any) -> None:
         """Build the reply and hand it over; the result email follows in var/mail/."""
-        original = last_replyable(options["file"])
+        original = last_replyable(options["file"], options["to"])
         reply = reply_to(original, "\n".join(options["lines"]))
         if options["smtp"]:
             host, _sep, port = options["smtp"].rpartition(":")
