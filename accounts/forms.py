@@ -62,7 +62,20 @@ class ProfileForm(forms.ModelForm[User]):
 class NotificationForm(forms.Form):
     """Notification settings (issue 4): per kind immediately / in a daily digest / off; quiet hours in the
     user's time zone (non-urgent mail waits until they end); an away period (clocks pause in games that
-    allow vacations, and mail waits unless a deadline falls before the return)."""
+    allow vacations, and mail waits unless a deadline falls before the return); and whether decision emails
+    show the position and the numbered moves (full play by email, issue 18) or only what to decide."""
+
+    email_play = forms.TypedChoiceField(
+        label=_("Decision emails"),
+        choices=[
+            ("full", _("Full play by email: the position and your moves, numbered, to answer by reply")),
+            ("short", _("Short: only what to decide (you can still answer by reply)")),
+        ],
+        coerce=lambda value: value == "full",
+        empty_value=None,
+        required=False,  # a form without it (older pages, scripts) keeps the setting
+        widget=forms.RadioSelect,
+    )
 
     quiet_start = forms.TimeField(
         label=_("Quiet hours from"), required=False, widget=forms.TimeInput(attrs={"type": "time"})
@@ -79,6 +92,7 @@ class NotificationForm(forms.Form):
 
     def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
         initial = {
+            "email_play": "full" if user.email_play else "short",
             "quiet_start": user.quiet_start,
             "quiet_end": user.quiet_end,
             "away_from": user.away_from,
@@ -124,5 +138,9 @@ class NotificationForm(forms.Form):
         }
         user.quiet_start, user.quiet_end = data.get("quiet_start"), data.get("quiet_end")
         user.away_from, user.away_until = data.get("away_from"), data.get("away_until")
-        user.save(update_fields=["notify", "quiet_start", "quiet_end", "away_from", "away_until"])
+        if data.get("email_play") is not None:
+            user.email_play = data["email_play"]
+        user.save(
+            update_fields=["notify", "quiet_start", "quiet_end", "away_from", "away_until", "email_play"]
+        )
         return user

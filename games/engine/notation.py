@@ -599,15 +599,9 @@ def _examples(lang: str) -> list[str]:
     return [f"{_verb('advance', lang)} t5 3", _verb("end", lang), _verb("pass", lang)]
 
 
-def move_menu(state: GameState, seat: int, lang: str = "en") -> tuple[list[str], list[str]]:
-    """The legal moves of ``seat`` now as a decision email lists them (issue 18): ``(moves, forms)``.
-    ``moves`` are single actions in the notation, to be numbered; ``forms`` sum up the large families,
-    advances per target (``advance Forest 1-4``) and redistributions as a form with an example.
-
-    Returns:
-        Two lists of lines in ``lang``; both empty when the seat has no decision.
-    """
-    lang = _lang(lang)
+def _menu(state: GameState, seat: int, lang: str) -> tuple[list[str], dict[str, list[int]], list[str]]:
+    """The seat's legal actions in three heaps: single moves as text, advances (target -> knight counts)
+    and redistributions as text."""
     moves: list[str] = []
     advances: dict[str, list[int]] = {}
     redistributes: list[str] = []
@@ -618,25 +612,47 @@ def move_menu(state: GameState, seat: int, lang: str = "en") -> tuple[list[str],
             redistributes.append(to_text(state, action, lang))
         else:
             moves.append(to_text(state, action, lang))
-    forms: list[str] = []
+    return moves, advances, redistributes
+
+
+def _redistribute_form(redistributes: list[str], lang: str) -> list[str]:
+    if not redistributes:
+        return []
+    example = redistributes[0].split(" ", 1)[1]
+    return [f"{_verb('redistribute', lang)} from>to knights, … (e.g. {example})"]
+
+
+def move_menu(state: GameState, seat: int, lang: str = "en") -> tuple[list[str], list[str]]:
+    """The legal moves of ``seat`` now as a decision email lists them (issue 18): ``(moves, forms)``.
+    ``moves`` are single actions in the notation, to be numbered; ``forms`` sum up the large families: one
+    advance per target written with its largest knight count and the range (``advance Forest 4   (1-4
+    knights)``), and redistributions as a form with an example.
+
+    Returns:
+        Two lists of lines in ``lang``; both empty when the seat has no decision.
+    """
+    lang = _lang(lang)
+    moves, advances, redistributes = _menu(state, seat, lang)
+    forms = []
     for to, counts in advances.items():
         low, high = min(counts), max(counts)
-        knights = str(low) if low == high else f"{low}-{high}"
-        forms.append(f"{_verb('advance', lang)} {_location_text(state, seat, to, lang)} {knights}")
-    if redistributes:
-        forms.append(
-            f"{_verb('redistribute', lang)} from>to knights, … (e.g. {redistributes[0].split(' ', 1)[1]})"
-        )
-    return moves, forms
+        place = _location_text(state, seat, to, lang)
+        span = f"   ({low}-{high} knights)" if low != high else ""
+        forms.append(f"{_verb('advance', lang)} {place} {high}{span}")
+    return moves, forms + _redistribute_form(redistributes, lang)
 
 
 def legal_forms(state: GameState, seat: int, lang: str = "en") -> list[str]:
     """The legal moves of ``seat`` now, in the notation: one line per action, except that advances are
-    summed up per target (``advance Forest 1-4``) and redistributions as a form with an example
-    (:func:`move_menu`'s two lists in one).
+    summed up per target (``advance Forest 1-4``) and redistributions as a form with an example.
 
     Returns:
         Lines in ``lang``; empty when the seat has no decision.
     """
-    moves, forms = move_menu(state, seat, lang)
-    return moves + forms
+    lang = _lang(lang)
+    out, advances, redistributes = _menu(state, seat, lang)
+    for to, counts in advances.items():
+        low, high = min(counts), max(counts)
+        knights = str(low) if low == high else f"{low}-{high}"
+        out.append(f"{_verb('advance', lang)} {_location_text(state, seat, to, lang)} {knights}")
+    return out + _redistribute_form(redistributes, lang)

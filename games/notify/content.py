@@ -119,22 +119,27 @@ def content_for(n: Notification, user: User, now: datetime, prompt: Prompt | Non
         if link is not None:
             c.links.append((str(link.label), _link_url(n, link.name)))
         _full_play(c, n, gv, user)
+    elif n.kind == Notification.Kind.REPLY:
+        _full_play(c, n, gv, user, moves=False)  # the new position, though nothing waits for them now
     for entry in reversed(gv.log[:4]):
         c.log.extend(entry["lines"])
     c.log = c.log[-8:]
     return c
 
 
-def _full_play(c: EmailContent, n: Notification, gv: GameView, user: User) -> None:
+def _full_play(c: EmailContent, n: Notification, gv: GameView, user: User, *, moves: bool = True) -> None:
     """Make a decision email answerable by reply (issue 18): its own Reply-To address and, for players who
     chose full play by email, the position from their own view and their legal moves in the notation,
-    numbered. The numbered moves are kept in ``n.data["moves"]`` (a reply's number means that line)."""
+    numbered. The numbered moves are kept in ``n.data["moves"]`` (a reply's number means that line).
+    Without ``moves`` (a reply's result when nothing waits for them) only the position is added."""
     if gv.seat is None or gv.view is None:
         return
-    c.replyable = True
+    c.replyable = moves
     if not user.email_play:
         return
     c.position = position_for(gv.view, gv.names, gv.seat)
+    if not moves:
+        return
     c.moves, c.forms = engine.move_menu(game_state(gv.game), gv.seat, translation.get_language() or "en")
     n.data = {**n.data, "moves": c.moves}
 

@@ -24,6 +24,7 @@ class Position:
     ``battle`` (the battle in progress, with combat scores)."""
 
     map: list[str] = field(default_factory=list)
+    key: str = ""
     territories: list[str] = field(default_factory=list)
     players: list[str] = field(default_factory=list)
     hand: list[str] = field(default_factory=list)
@@ -158,10 +159,9 @@ def position_for(view: engine.View, names: dict[int, str], viewer: int | None) -
     pos = Position()
     pos.map = text_map(view)
     letters = ", ".join(f"{_letter(names, s)} {n}" for s, n in sorted(names.items()))
-    pos.map.append(
-        _("Key: %(letters)s; # castle, digit knights, .n an empty territory of n VP, ~~ lake, * battle.")
-        % {"letters": letters}
-    )
+    pos.key = _(
+        "Key: %(letters)s; # castle, digit knights, .n an empty territory of n VP, ~~ lake, * battle."
+    ) % {"letters": letters}
     pos.territories = [_territory_line(t, names) for t in view["map"] if t["kind"] == "territory"]
     pos.players = [_player_line(p, names, viewer) for p in view["players"]]
     if viewer is not None and view["players"]:

@@ -138,6 +138,9 @@ def test_a_decision_email_shows_the_position_and_numbered_moves_and_has_its_own_
         assert f"  {k}. {move}\n" in msg.body
     for form in forms:
         assert form in msg.body
+        example = form.split("   (", 1)[0]
+        if example.startswith("advance "):  # each advance form is itself a move that can be copied
+            assert isinstance(engine.parse_text(state, seat, example), A.Advance)
     me = engine.view_for(state, seat)["players"][seat]
     for card in me.get("hand", []):
         assert card["name"] in msg.body  # the recipient's own hand

@@ -1003,6 +1003,8 @@ def _hidden_from(state: engine.GameState, viewer: int, public_names: set[str]) -
         visible |= {c["name"] for c in b["table"]}
         shown = (s["conflict"].get("card") for s in (b["attacker"], b["defender"]))
         visible |= {card["name"] for card in shown if card is not None}
+    if view["choice"] is not None:  # an Insight or Prosperity look: the cards the viewer looked at
+        visible |= {c.name for c in cards if c.name in json.dumps(view["choice"])}
     visible |= public_names
     ids: set[str] = set()
     names: set[str] = set()
@@ -1160,7 +1162,8 @@ def test_emails_reveal_no_hidden_cards_and_every_link_works(
         checker.check(sent)
         game = Game.objects.get(pk=game.pk)
     assert game.status == Game.Status.FINISHED
-    assert set(checker.kinds) == {k.value for k in Notification.Kind} - {"digest"}, checker.kinds
+    # digests are tested on their own; "reply" answers a reply by email (tests/web/test_email_play.py)
+    assert set(checker.kinds) == {k.value for k in Notification.Kind} - {"digest", "reply"}, checker.kinds
     assert checker.recipients == {u.email for u in users.values()}
     assert checker.swapped > 0 and checker.names_checked > 0
 

@@ -42,6 +42,27 @@ def test_notification_settings_are_saved_per_kind_with_quiet_hours() -> None:
 
 
 @pytest.mark.django_db
+def test_the_decision_email_setting_switches_between_full_play_by_email_and_short_emails() -> None:
+    """issue 18: "full play by email" (the default) or today's short emails; a form without the field keeps
+    the setting."""
+    user = create_user()
+    client = _login(user)
+    page = client.get(reverse("accounts:profile"))
+    assert b'name="email_play"' in page.content and user.email_play
+    form = page.context["notify_form"]
+    data = {name: "immediate" for name in form.kind_fields}
+    assert client.post(reverse("accounts:notifications"), data | {"email_play": "short"}).status_code == 302
+    user.refresh_from_db()
+    assert user.email_play is False
+    assert client.post(reverse("accounts:notifications"), data).status_code == 302
+    user.refresh_from_db()
+    assert user.email_play is False
+    assert client.post(reverse("accounts:notifications"), data | {"email_play": "full"}).status_code == 302
+    user.refresh_from_db()
+    assert user.email_play is True
+
+
+@pytest.mark.django_db
 def test_invalid_notification_settings_change_nothing() -> None:
     user = create_user()
     client = _login(user)
