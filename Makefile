@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # Benchmarks run on one core where taskset exists (util-linux).
 PIN_CORE := $(shell command -v taskset >/dev/null 2>&1 && echo taskset -c 0)
 
-.PHONY: setup messages makemessages run test lint typecheck bench bench-email bench-bots soak clean screenshots
+.PHONY: setup messages makemessages run test lint typecheck bench bench-email bench-replies bench-bots soak clean screenshots
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -74,6 +74,9 @@ bench-email: setup
 ## Bot strength and speed (issue 17): decision times per level, then seat-rotated arena matches (each
 ## level against the random bot, normal against easy, hard against normal, one of each at 4 players).
 ## Long (the hard matches take about an hour on one core); figures go into docs/performance.md.
+bench-replies: setup
+	$(BIN)/python -m benchmarks.email_replies
+
 bench-bots: setup
 	$(PIN_CORE) $(BIN)/python -m benchmarks.bots
 	for b in easy normal hard; do $(PIN_CORE) $(BIN)/python -m games.engine arena --bots $$b,random --games 200 --seed 1 --records var/arena/$$b-random; done
