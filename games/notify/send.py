@@ -86,7 +86,9 @@ def _deliver(n: Notification, now: datetime, connection: BaseEmailBackend) -> bo
         n.status = Notification.Status.DIGEST
         n.save(update_fields=["status"])
         return False
-    later = delay_until(user, now)
+    # quiet hours and away periods hold mail back, except the answer to the player's own emailed moves:
+    # they have just written, so they are not asleep (issue 18)
+    later = None if n.kind == Notification.Kind.REPLY else delay_until(user, now)
     if later is not None and not (prompt is not None and prompt.deadline_at <= later):
         n.send_after = later  # quiet hours or away: non-urgent mail waits
         n.save(update_fields=["send_after"])

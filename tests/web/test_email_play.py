@@ -362,3 +362,19 @@ def test_a_badly_signed_address_is_refused_without_an_answer(
     row = deliver(writes, reply_to(msg, "end"))
     assert row.status == InboundMail.Status.REFUSED and row.reason == "bad_token"
     assert sent == []
+
+
+@pytest.mark.django_db
+def test_the_answer_to_a_reply_is_not_held_back_by_quiet_hours(
+    sent: list[EmailMultiAlternatives], writes: Writes
+) -> None:
+    game, users = started(writes)
+    seat = active_turn(game)
+    msg = decision_email(sent, users[seat])
+    now = timezone.localtime(timezone.now(), timezone.get_fixed_timezone(0))
+    start, end = (now - timedelta(hours=1)).time(), (now + timedelta(hours=1)).time()
+    User.objects.filter(pk__in=[u.pk for u in users.values()]).update(quiet_start=start, quiet_end=end)
+    sent.clear()
+    deliver(writes, reply_to(msg, "end"))
+    assert [m.to for m in sent] == [[users[seat].email]]  # the answer; the next player's turn email waits
+    assert Notification.objects.get(recipient=users[1 - seat], kind="turn").status == "pending"
