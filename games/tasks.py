@@ -20,6 +20,8 @@ def deadline_sweep() -> int:
     now = timezone.now()
     applied = services.deadlines_sweep(now=now)
     outbox.reminders_queue(now=now)
+    for game_id in services.bots_waiting(now=now):  # a slow bot whose task was lost (issue 17)
+        applied += services.bots_play(game_id=game_id)
     return applied
 
 
@@ -45,6 +47,13 @@ def outbox_sweep() -> int:
     for mail_id in inbox.mails_pending():  # mails whose task was lost (broker down, worker killed)
         inbox.mail_process(mail_id=mail_id)
     return notify_send.outbox_flush(now=now) + notify_send.digests_send(now=now)
+
+
+@shared_task(acks_late=True)  # type: ignore[untyped-decorator]
+def bots_play(game_id: int) -> int:
+    """Play the decisions of slow (*hard*) bots the game waits for, after the write that asked them
+    (issue 17). Returns the moves applied; a second run applies none."""
+    return services.bots_play(game_id=game_id)
 
 
 @shared_task(acks_late=True)  # type: ignore[untyped-decorator]

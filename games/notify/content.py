@@ -25,7 +25,7 @@ from django.utils.translation import ngettext
 from accounts.models import User
 from games import engine
 from games.actions_ui import EMAIL_LINKS, link_for_prompt, timeout_text
-from games.components import artefact_name, place_name
+from games.components import artefact_name, card_name, place_name
 from games.engine import PromptKind
 from games.models import Notification, Prompt
 from games.notify.links import BACK, absolute_url, link_token, unsubscribe_token
@@ -342,6 +342,11 @@ def _decision_details(
             PromptKind.FEAR: _("Decide whether to use your Fear or Vigour now."),
         }
         out.append(str(choices.get(prompt_kind, _("The game waits for your choice."))))
+        choice = view["choice"]
+        if choice is not None and choice["seat"] == seat and choice.get("cards"):
+            # what the seat looked at (Insight, Prosperity) or may discard: its own view shows it (R95)
+            looked = ", ".join(card_name(c["card"]) for c in choice.get("cards", []))
+            out.append(_("The cards: %(cards)s.") % {"cards": looked})
     return out
 
 

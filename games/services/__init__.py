@@ -12,6 +12,7 @@ nothing is written when one is raised. This package re-exports the public names,
 ``from games import services`` and ``services.action_submit(...)``.
 """
 
+from games.services.bot_turns import bots_play, bots_waiting
 from games.services.errors import BadPayload, Conflict, Forbidden, Illegal, NotFound, ServiceError, StaleState
 from games.services.history import IMPORT_MAX_ACTIONS, game_import, game_verify
 from games.services.lobby import (
@@ -59,6 +60,8 @@ __all__ = [
     "UndoResult",
     "action_submit",
     "action_undo",
+    "bots_play",
+    "bots_waiting",
     "deadlines_sweep",
     "game_cancel",
     "game_create",

@@ -3,11 +3,14 @@ standing orders it sets off, and storing the result with its records, prompts an
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Any
 
+from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
@@ -25,10 +28,20 @@ from games.services.ratings import rate_game
 from games.standing import standing_answer
 from games.store import move_save
 
+log = logging.getLogger(__name__)
+
 #: Prompt kinds that several seats answer at the same time; only these may be answered with a stale
 #: ``expected_seq`` plus their still-open prompt key.
 PARALLEL_KINDS = frozenset({engine.PromptKind.RESPONSE, engine.PromptKind.CONFLICT})
 
+
+#: Bot levels that think too long to play inside a request (issue 17: *hard* takes up to a second a
+#: decision): :func:`bots_run` leaves their prompts open and :func:`move_store` has the ``bots_play`` task
+#: play them after the write commits (eagerly in-process on the embedded default).
+DEFERRED_LEVELS = frozenset({"hard"})
+#: The Celery task that plays deferred bot decisions (``games.tasks.bots_play``), named, not imported: the
+#: tasks are an entry point above the services (architecture §1).
+BOTS_TASK = "games.tasks.bots_play"
 
 #: At most this many bot actions are applied after one human action (a runaway guard; a full bot game is
 #: ~300 actions, so whole turns of several bots fit easily).
@@ -98,12 +111,14 @@ def bots_run(
     records: list[ActionRecord],
     seq: int,
     seats: list[Seat] | None = None,
+    defer: frozenset[str] = DEFERRED_LEVELS,
 ) -> Applied:
     """Let bot seats answer every prompt addressed to them, standing orders answer response windows (source
     ``standing``) and the server pass for seats with nothing to decide whose masking delay is 0 (source
     ``server``), until a human must decide or a delay runs (or the game ends). ``records``/``seq``
     describe what the caller already applied (its state is ``state``); ``seats`` enables standing orders.
-    ``bot_seats`` maps each seat a bot plays to its level (:func:`stand_ins`)."""
+    ``bot_seats`` maps each seat a bot plays to its level (:func:`stand_ins`); bots of a level in ``defer``
+    are left to the ``bots_play`` task (:data:`DEFERRED_LEVELS`)."""
     snapshots = [(seq, state)] if records and snapshot_due(seq) else []
     orders: dict[int, list[tuple[bool, str, str]]] | None = None
     declined: set[str] = set()  # prompt keys whose standing answer the engine refused: the player decides
@@ -118,6 +133,8 @@ def bots_run(
                     break
                 continue
             if prompt.seat in bot_seats:
+                if bot_seats[prompt.seat] in defer:
+                    continue  # a slow bot: played after commit (move_store enqueues it)
                 action = bot_action(state, prompt.seat, game.pk, seq, bot_seats[prompt.seat])
                 chosen = (prompt.seat, action, ActionRecord.Source.BOT)
                 break
@@ -367,11 +384,14 @@ def move_store(
     previous: engine.GameState | None = None,
     actor: int | None = None,
     timed_out: tuple[engine.Prompt, bool] | None = None,
+    bots_later: bool = True,
 ) -> None:
     """Persist the new state, the records, snapshots and the prompt projection, and queue the
     notifications (inside the caller's transaction). ``previous`` is the state the stored Prompt rows were
     projected from (``None`` when there are none yet: the game starts); ``actor`` the seat whose player
-    acted on a page (not emailed about what they see); ``timed_out`` the prompt a timeout answered."""
+    acted on a page (not emailed about what they see); ``timed_out`` the prompt a timeout answered. When a
+    bot of a :data:`DEFERRED_LEVELS` level must decide, the ``bots_play`` task is enqueued after commit
+    (unless ``bots_later`` is false: the caller is that task)."""
     now = timezone.now()
     state = applied.state
     if state.winners:
@@ -395,6 +415,30 @@ def move_store(
         timed_out=timed_out,
         stand_ins=stand_ins(seats),
     )
+    if bots_later and deferred_bot_prompt(state, seats) is not None:
+        transaction.on_commit(partial(enqueue_bots, game.pk))
+
+
+def deferred_bot_prompt(state: engine.GameState, seats: list[Seat]) -> tuple[engine.Prompt, str] | None:
+    """The first open decision of a bot whose level is deferred (:data:`DEFERRED_LEVELS`), with the level;
+    ``None`` when there is none or the game is over."""
+    if state.winners:
+        return None
+    levels = stand_ins(seats)
+    for prompt in engine.pending(state):
+        level = levels.get(prompt.seat)
+        if not prompt.auto and level in DEFERRED_LEVELS:
+            return prompt, str(level)
+    return None
+
+
+def enqueue_bots(game_id: int) -> None:
+    """Publish one :data:`BOTS_TASK` for ``game_id`` (after commit). Never raises: if the broker is down
+    the deadline sweep finds the waiting bot (:func:`games.services.bot_turns.bots_waiting`)."""
+    try:
+        current_app.signature(BOTS_TASK, kwargs={"game_id": game_id}).delay()
+    except Exception:
+        log.warning("could not enqueue the bots of game %s; the sweep will play them", game_id)
 
 
 def _final_places(state: engine.GameState, seats: list[Seat]) -> None:

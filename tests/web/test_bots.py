@@ -4,17 +4,22 @@ spending their Fracture or Tactical Advance."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+import time_machine
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
-from games import engine, services
+from games import engine, services, tasks
 from games.bots import STAND_IN, bot_action
 from games.engine.ai.levels import LEVELS, decide
 from games.engine.ai.observe import observe
 from games.engine.bot import choose, next_decision
 from games.engine.rng import Rng
 from games.models import ActionRecord, Game
+from games.store import state_after
 from tests.engine.fixtures import act, card_index, cid
 from tests.engine.fixtures import game as engine_game
 from tests.web.conftest import create_user
@@ -110,3 +115,68 @@ def test_a_bot_supports_its_teammate_in_battle() -> None:
     for level in LEVELS:
         choice = decide(observe(s, 2), level, 1, budget=6)
         assert choice.TYPE == "play_support", (level, choice)
+
+
+def _hard_table(seed: int) -> tuple[Game, object]:
+    creator = create_user(f"hard{seed}@example.com")
+    table = services.game_create(user=creator, title="Hard", players=2)
+    services.seats_fill_with_bots(game_id=table.pk, user=creator, level="hard")
+    return table, creator
+
+
+def test_a_hard_bot_thinks_after_the_write_commits_and_plays_what_it_would_have_inline(
+    django_capture_on_commit_callbacks: object,
+) -> None:
+    """A person's write that hands the move to a *hard* bot returns without the bot's move (it would take
+    up to a second a decision): the ``bots_play`` task is enqueued after commit, and playing it applies the
+    bot's moves as records of source ``bot`` until the person must decide, each the move ``bot_action``
+    gives for that position and ``seq``, exactly as if it had been played inline."""
+    capture = django_capture_on_commit_callbacks  # pytest-django's fixture
+    table, creator = _hard_table(5)
+    with capture() as callbacks:  # type: ignore[operator]
+        game = services.game_start(game_id=table.pk, user=creator, seed=5)
+    bot = game.seats.get(is_bot=True).number
+    state = engine.from_dict(game.state)
+    human = 1 - bot
+    if state.active == human:  # the person ends their turn: the bot is next
+        with capture() as callbacks:  # type: ignore[operator]
+            result = services.action_submit(
+                game_id=game.pk, user=creator, payload={"type": "end_turn"}, expected_seq=game.seq
+            )
+        assert [r.seat for r in result.records] == [human]  # the bot did not think inside the request
+        game = Game.objects.get(pk=game.pk)
+    assert any(getattr(c, "func", None).__name__ == "enqueue_bots" for c in callbacks)  # type: ignore[union-attr]
+    waiting = [p.seat for p in engine.pending(engine.from_dict(game.state)) if not p.auto]
+    assert waiting == [bot]
+    before = game.seq
+    assert services.bots_play(game_id=game.pk) >= 1
+    game = Game.objects.get(pk=game.pk)
+    # the person decides next, or the server passes for them after the masking delay (issue 14)
+    mine = [p.seat for p in engine.pending(engine.from_dict(game.state))]
+    assert human in mine or game.status == Game.Status.FINISHED
+    played = list(ActionRecord.objects.filter(game=game, seq__gt=before, seat=bot).order_by("seq"))
+    assert played and {r.source for r in played} == {"bot"}
+    for record in played[:3]:
+        state = state_after(game, record.seq - 1)
+        expected = bot_action(state, bot, game.pk, record.seq - 1, "hard")
+        assert record.payload == expected.to_dict()
+    assert services.bots_play(game_id=game.pk) == 0  # nothing waits for it: a second run does nothing
+    assert services.game_verify(game_id=game.pk)[0]
+
+
+def test_a_hard_bot_whose_task_was_lost_is_played_by_the_deadline_sweep() -> None:
+    """Without the task (broker down, worker killed), the deadline sweep finds a hard bot's decision open
+    for over a minute and plays it."""
+    table, creator = _hard_table(6)
+    game = services.game_start(game_id=table.pk, user=creator, seed=6)  # on-commit hooks never run here
+    bot = game.seats.get(is_bot=True).number
+    if engine.from_dict(game.state).active != bot:
+        game = services.action_submit(
+            game_id=game.pk, user=creator, payload={"type": "end_turn"}, expected_seq=game.seq
+        ).game
+    assert services.bots_waiting() == []  # just asked: its task has a minute
+    with time_machine.travel(timezone.now() + timedelta(minutes=2)):
+        assert services.bots_waiting() == [game.pk]
+        tasks.deadline_sweep()
+    assert ActionRecord.objects.filter(game=game, seat=bot, source="bot").exists()
+    assert services.bots_waiting(now=timezone.now() + timedelta(minutes=5)) == []
