@@ -20,6 +20,7 @@ default ``redis://127.0.0.1:6379/9``, on a queue of its own). Writes ``var/bench
 from __future__ import annotations
 
 import argparse
+import functools
 import getpass
 import json
 import math
@@ -143,7 +144,7 @@ def bench_latency(stack: Any, port: int, games: list[int], replies: int, interva
         if (k + 1) % len(games) == 0:  # a game comes back: its previous reply must have been answered
             wait_until(drained, 120, "the round's replies to be answered")
     wait_until(drained, 300, "every reply to be answered")
-    seen = [wait_until(lambda a=a, t=t: answered(a, t), 60, f"the answer to {a}") for a, t in sent]
+    seen = [wait_until(functools.partial(answered, a, t), 60, f"the answer to {a}") for a, t in sent]
     latencies = [at - t0 for at, (_a, t0) in zip(seen, sent, strict=True)]
     return {**_summary(latencies), "interval_s": interval, "games": len(games)}
 

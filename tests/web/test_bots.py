@@ -12,6 +12,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.models import User
 from games import engine, services, tasks
 from games.bots import STAND_IN, bot_action
 from games.engine.ai.levels import LEVELS, decide
@@ -117,7 +118,7 @@ def test_a_bot_supports_its_teammate_in_battle() -> None:
         assert choice.TYPE == "play_support", (level, choice)
 
 
-def _hard_table(seed: int) -> tuple[Game, object]:
+def _hard_table(seed: int) -> tuple[Game, User]:
     creator = create_user(f"hard{seed}@example.com")
     table = services.game_create(user=creator, title="Hard", players=2)
     services.seats_fill_with_bots(game_id=table.pk, user=creator, level="hard")
