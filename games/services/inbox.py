@@ -25,6 +25,8 @@ from allauth.account.models import EmailAddress
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F, Value
+from django.db.models.functions import Concat
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 
@@ -55,6 +57,8 @@ _TOKEN = re.compile(rf"^([0-9a-f]{{1,12}})-([0-9a-f]{{{_SIG_LENGTH}}})$")
 PROCESS_TASK = "games.tasks.inbound_process"
 #: At most this many lines of one reply are read (a whole turn is a handful).
 MAX_LINES = 30
+#: The "Re:" prefixes of mail clients in the site's languages (and forwards), repeated.
+_RE_PREFIXES = re.compile(r"^((re|sv|odp|aw|fw|fwd|회신|답장)\s*:\s*)+", re.IGNORECASE)
 
 
 # -- Reply addresses ---------------------------------------------------------------------------------------
@@ -323,6 +327,8 @@ def _answer(
         Notification.objects.filter(
             recipient=user, game_id=game_id, status=Notification.Status.PENDING, kind__in=DECISION_KINDS
         ).update(status=Notification.Status.SKIPPED, skip_reason="in reply")
+        if not key:
+            _turn_return_mailed(mail, user, game_id, seat)
     now = timezone.now()
     n = Notification.objects.create(
         recipient=user,
@@ -339,9 +345,26 @@ def _answer(
     return n
 
 
+def _turn_return_mailed(mail: InboundMail, user: User, game_id: int, seat: int) -> None:
+    """Nothing waits for the player now, and their result email says they will be emailed when it is their
+    move. If their turn is only interrupted (a response window, a battle, a rival's choice), it comes back
+    later with the same prompt key, and the outbox sends one "your turn" email per key (one per turn on the
+    site): rename the dedupe key of the one already sent, so the turn's return is emailed with its own
+    Reply-To and moves, as every other decision of a player who plays by email."""
+    rows = Game.objects.filter(pk=game_id, turn_remaining__isnull=False)
+    paused = rows.values_list("turn_key", flat=True).first()
+    if not paused or not paused.endswith(f":turn:{seat}"):
+        return
+    Notification.objects.filter(
+        dedupe_key=dedupe_key(user.pk, game_id, paused, Notification.Kind.TURN)
+    ).update(dedupe_key=Concat(F("dedupe_key"), Value(f":mail.{mail.pk}")))
+
+
 def _subject(reply: Reply | None) -> str:
-    """The replied-to subject without its ``Re:`` prefixes (for the answer's ``Re:`` subject)."""
+    """The replied-to subject without its ``Re:`` prefixes (for the answer's ``Re:`` subject), also those
+    after the site's prefix: a reply to a result email ("[Medieval Mastery] Re: Your turn …") is answered
+    "Re: Your turn …" again, not "Re: Re: Your turn …"."""
     if reply is None:
         return ""
-    subject = re.sub(r"^((re|sv|odp|aw|fw|fwd|회신|답장)\s*:\s*)+", "", reply.subject, flags=re.IGNORECASE)
-    return subject.removeprefix("[Medieval Mastery]").strip()[:200]
+    subject = _RE_PREFIXES.sub("", " ".join(reply.subject.split()))
+    return _RE_PREFIXES.sub("", subject.removeprefix("[Medieval Mastery]").strip())[:200]

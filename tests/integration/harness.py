@@ -91,7 +91,8 @@ def wait_until(predicate: Callable[[], Any], timeout: float, what: str, interval
 
 @dataclass(frozen=True)
 class Received:
-    """One message the sink accepted; ``at`` is ``time.perf_counter()`` when its DATA had arrived."""
+    """One message the sink accepted; ``at`` is ``time.perf_counter()`` when its DATA had arrived, ``raw``
+    the message as received (for tests that read its headers and text, e.g. play by email)."""
 
     at: float
     mail_from: str
@@ -99,6 +100,7 @@ class Received:
     to: str
     subject: str
     message_id: str
+    raw: bytes = field(default=b"", repr=False)
 
 
 class _Handler:
@@ -118,6 +120,7 @@ class _Handler:
                 # the parser keeps the fold's space, which mail clients drop: so do we.
                 subject=str(msg.get("Subject", "")).strip(),
                 message_id=str(msg.get("Message-ID", "")),
+                raw=bytes(envelope.original_content or b""),
             )
         )
         if self.sink.delay:
