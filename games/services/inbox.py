@@ -279,9 +279,9 @@ def _apply_lines(game_id: int, user: User, lines: list[str], moves: list[str]) -
             text = moves[k - 1]
         elif applied and not engine.names_a_move(line):
             return Batch(applied, None, lines[n - 1 :])
-        game, _seats = lock_with_seats(game_id)
+        game, seats = lock_with_seats(game_id)
         state = game_state(game)
-        seat = next((s.number for s in _seats if s.user_id == user.pk), None)
+        seat = next((s.number for s in seats if s.user_id == user.pk), None)
         try:
             if seat is None:
                 raise engine.NotationError("you have no seat in this game", "a seat")

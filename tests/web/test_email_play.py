@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import timedelta
-from email import policy
+from email import message_from_bytes, policy
 from email.message import EmailMessage as StdMessage
 from email.utils import make_msgid
 from typing import TypeVar
@@ -378,3 +378,17 @@ def test_the_answer_to_a_reply_is_not_held_back_by_quiet_hours(
     deliver(writes, reply_to(msg, "end"))
     assert [m.to for m in sent] == [[users[seat].email]]  # the answer; the next player's turn email waits
     assert Notification.objects.get(recipient=users[1 - seat], kind="turn").status == "pending"
+
+
+@pytest.mark.django_db
+def test_attachments_are_never_read(sent: list[EmailMultiAlternatives], writes: Writes) -> None:
+    """Only the reply's own text counts: a text attachment holding a move is ignored."""
+    game, users = started(writes)
+    seat = active_turn(game)
+    msg = decision_email(sent, users[seat])
+    reply = message_from_bytes(reply_to(msg, "My moves are attached."), policy=policy.default)
+    assert isinstance(reply, StdMessage)
+    reply.add_attachment(b"end\n", maintype="text", subtype="plain", filename="moves.txt")
+    row = deliver(writes, reply.as_bytes(policy=policy.SMTP))
+    assert (row.status == InboundMail.Status.REFUSED and row.reason == "no_moves") or row.lines[:1] != ["end"]
+    assert "end" not in row.lines
