@@ -23,11 +23,9 @@ import argparse
 import functools
 import getpass
 import json
-import math
 import os
 import smtplib
 import socket
-import statistics
 import subprocess
 import sys
 import threading
@@ -37,19 +35,10 @@ from email.utils import make_msgid
 from pathlib import Path
 from typing import Any
 
+from benchmarks.email_latency import _summary
+
 DB = "mastery_bench_replies"
 OUT = Path("var/bench")
-
-
-def _pct(values: list[float], q: float) -> float:
-    """Nearest-rank percentile."""
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
-
-
-def _summary(values: list[float]) -> dict[str, float]:
-    ms = [1000 * v for v in values]
-    return {"n": len(ms), "median_ms": statistics.median(ms), "p95_ms": _pct(ms, 0.95), "max_ms": max(ms)}
 
 
 def _free_port() -> int:

@@ -29,7 +29,7 @@ from games.components import artefact_name, card_name, place_name
 from games.engine import PromptKind
 from games.models import Notification, Prompt
 from games.notify.links import BACK, absolute_url, link_token, unsubscribe_token
-from games.notify.position import Position, position_for
+from games.notify.position import Position, combat_scores, position_for
 from games.notify.replies import reply_result
 from games.selectors import GameView, game_get, game_view
 from games.services.inbox import reply_address
@@ -138,6 +138,7 @@ def _full_play(c: EmailContent, n: Notification, gv: GameView, user: User, *, mo
     if not user.email_play:
         return
     c.position = position_for(gv.view, gv.names, gv.seat)
+    c.details = [line for line in c.details if line not in c.position.battle]  # said once, in the position
     if not moves:
         return
     c.moves, c.forms = engine.move_menu(game_state(gv.game), gv.seat, translation.get_language() or "en")
@@ -309,15 +310,7 @@ def _decision_details(
             _("%(att)s attacks %(dfd)s at %(place)s.")
             % {"att": names.get(att["seat"], "?"), "dfd": names.get(dfd["seat"], "?"), "place": place}
         )
-        out.append(
-            _("Combat scores so far: %(att)s %(a)s, %(dfd)s %(d)s.")
-            % {
-                "att": names.get(att["seat"], "?"),
-                "a": att["score"],
-                "dfd": names.get(dfd["seat"], "?"),
-                "d": dfd["score"],
-            }
-        )
+        out.append(combat_scores(battle, names))
         if prompt_kind == PromptKind.CONFLICT:
             out.append(_("Choose your conflict card face down."))
         else:

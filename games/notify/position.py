@@ -126,6 +126,17 @@ def _card(card: engine.CardView) -> str:
     return card_name(card["card"]) + shown
 
 
+def combat_scores(battle: engine.BattleView, names: dict[int, str]) -> str:
+    """``Combat scores so far: Anna 7, Bob 5.`` (R64–R73: the scores as the viewer's view shows them)."""
+    att, dfd = battle["attacker"], battle["defender"]
+    return _("Combat scores so far: %(att)s %(a)s, %(dfd)s %(d)s.") % {
+        "att": names.get(att["seat"], "?"),
+        "a": att["score"],
+        "dfd": names.get(dfd["seat"], "?"),
+        "d": dfd["score"],
+    }
+
+
 def _battle_lines(battle: engine.BattleView, view: engine.View, names: dict[int, str]) -> list[str]:
     place = next((t for t in view["map"] if t["id"] == battle["pos"]), None)
     where = place_name(str(place.get("name") or battle["pos"])) if place else battle["pos"]
@@ -140,13 +151,7 @@ def _battle_lines(battle: engine.BattleView, view: engine.View, names: dict[int,
             "dfd": names.get(dfd["seat"], "?"),
             "dk": dfd["knights"],
         },
-        _("Combat scores: %(att)s %(a)s, %(dfd)s %(d)s.")
-        % {
-            "att": names.get(att["seat"], "?"),
-            "a": att["score"],
-            "dfd": names.get(dfd["seat"], "?"),
-            "d": dfd["score"],
-        },
+        combat_scores(battle, names),
     ]
     if battle["table"]:
         played = ", ".join(f"{names.get(c['seat'], '?')}: {_card(c)}" for c in battle["table"])

@@ -10,12 +10,10 @@ built as a top-posting mail client writes them (:func:`reply_to`) and handed to 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import timedelta
 from email import message_from_bytes, policy
 from email.message import EmailMessage as StdMessage
 from email.utils import make_msgid
-from typing import TypeVar
 
 import pytest
 import time_machine
@@ -31,20 +29,7 @@ from games.models import ActionRecord, Game, InboundMail, Notification
 from games.services import inbox
 
 from .conftest import create_started_game, create_user, db_fingerprint, seat_users, state_of
-
-LOCMEM = "django.core.mail.backends.locmem.EmailBackend"
-T = TypeVar("T")
-
-
-class Writes:
-    """Run one write "as a request": its on-commit callbacks (the eager tasks) run when it returns."""
-
-    def __init__(self, capture: DjangoCaptureOnCommitCallbacks) -> None:
-        self.capture = capture
-
-    def __call__(self, fn: Callable[[], T]) -> T:
-        with self.capture(execute=True):
-            return fn()
+from .test_notifications import LOCMEM, Writes
 
 
 @pytest.fixture
@@ -110,6 +95,16 @@ def started(writes: Writes, *, humans: int = 2, seed: int = 21) -> tuple[Game, d
     return game, seat_users(game)
 
 
+def my_turn(
+    writes: Writes, sent: list[EmailMultiAlternatives]
+) -> tuple[Game, dict[int, User], int, EmailMultiAlternatives]:
+    """A started 2-player game waiting for its active player's turn: the game, its human seats, the active
+    seat and that player's decision email."""
+    game, users = started(writes)
+    seat = active_turn(game)
+    return game, users, seat, decision_email(sent, users[seat])
+
+
 def active_turn(game: Game) -> int:
     """The active seat of a game waiting for its turn-level decision."""
     state = state_of(game)
@@ -126,9 +121,7 @@ def active_turn(game: Game) -> int:
 def test_a_decision_email_shows_the_position_and_numbered_moves_and_has_its_own_reply_address(
     sent: list[EmailMultiAlternatives], writes: Writes
 ) -> None:
-    game, users = started(writes)
-    seat = active_turn(game)
-    msg = decision_email(sent, users[seat])
+    game, users, seat, msg = my_turn(writes, sent)
     token_address = msg.extra_headers["Reply-To"]
     assert token_address.startswith("play+") and token_address.endswith("@127.0.0.1")
     state = state_of(game)
@@ -172,9 +165,7 @@ def test_short_emails_keep_the_reply_address_but_not_the_position(
 def test_a_number_plays_that_move_and_one_result_email_carries_the_next_decision(
     sent: list[EmailMultiAlternatives], writes: Writes
 ) -> None:
-    game, users = started(writes)
-    seat = active_turn(game)
-    msg = decision_email(sent, users[seat])
+    game, users, seat, msg = my_turn(writes, sent)
     moves = Notification.objects.get(recipient=users[seat], kind="turn").data["moves"]
     k = next(i for i, m in enumerate(moves, start=1) if m != "end")  # a move that keeps the turn
     sent.clear()
@@ -195,9 +186,7 @@ def test_a_number_plays_that_move_and_one_result_email_carries_the_next_decision
 def test_several_lines_apply_in_order_and_a_failing_line_stops_the_batch_keeping_the_lines_before(
     sent: list[EmailMultiAlternatives], writes: Writes
 ) -> None:
-    game, users = started(writes)
-    seat = active_turn(game)
-    msg = decision_email(sent, users[seat])
+    game, users, seat, msg = my_turn(writes, sent)
     state = state_of(game)
     first = next(a for a in engine.legal_actions(state, seat) if not isinstance(a, A.EndTurn))
     line = engine.to_text(state, first, "en")
@@ -216,9 +205,7 @@ def test_several_lines_apply_in_order_and_a_failing_line_stops_the_batch_keeping
 
 @pytest.mark.django_db
 def test_a_whole_turn_in_one_reply_ends_the_turn(sent: list[EmailMultiAlternatives], writes: Writes) -> None:
-    game, users = started(writes)
-    seat = active_turn(game)
-    msg = decision_email(sent, users[seat])
+    game, _users, seat, msg = my_turn(writes, sent)
     state = state_of(game)
     first = next(a for a in engine.legal_actions(state, seat) if not isinstance(a, A.EndTurn))
     after = engine.apply(state, seat, first).state
@@ -236,9 +223,7 @@ def test_a_whole_turn_in_one_reply_ends_the_turn(sent: list[EmailMultiAlternativ
 def test_an_html_only_reply_is_read_through_html2text(
     sent: list[EmailMultiAlternatives], writes: Writes
 ) -> None:
-    game, users = started(writes)
-    seat = active_turn(game)
-    msg = decision_email(sent, users[seat])
+    _game, _users, _seat, msg = my_turn(writes, sent)
     row = deliver(writes, reply_to(msg, "end", html=True))
     assert row.status == InboundMail.Status.APPLIED, row.reason
     assert row.lines == ["end"]
@@ -253,9 +238,7 @@ def test_an_html_only_reply_is_read_through_html2text(
 def test_the_same_message_delivered_twice_acts_once(
     sent: list[EmailMultiAlternatives], writes: Writes
 ) -> None:
-    game, users = started(writes)
-    seat = active_turn(game)
-    msg = decision_email(sent, users[seat])
+    game, users, seat, msg = my_turn(writes, sent)
     raw = reply_to(msg, "end", message_id="<same@client.example>")
     deliver(writes, raw)
     seq = Game.objects.get(pk=game.pk).seq
@@ -326,9 +309,7 @@ def test_refused_replies_change_nothing_and_get_a_clear_answer(
 def test_auto_replies_and_bounces_are_ignored_without_an_answer(
     headers: dict[str, str], sent: list[EmailMultiAlternatives], writes: Writes
 ) -> None:
-    game, users = started(writes)
-    seat = active_turn(game)
-    msg = decision_email(sent, users[seat])
+    game, _users, _seat, msg = my_turn(writes, sent)
     before = db_fingerprint(game.pk)
     sent.clear()
     row = deliver(writes, reply_to(msg, "end", headers=headers))
@@ -340,9 +321,7 @@ def test_auto_replies_and_bounces_are_ignored_without_an_answer(
 def test_a_bounce_from_the_mailer_daemon_is_ignored(
     sent: list[EmailMultiAlternatives], writes: Writes
 ) -> None:
-    game, users = started(writes)
-    seat = active_turn(game)
-    msg = decision_email(sent, users[seat])
+    _game, _users, _seat, msg = my_turn(writes, sent)
     sent.clear()
     row = deliver(writes, reply_to(msg, "end", sender="MAILER-DAEMON@mx.example.com"))
     assert row.status == InboundMail.Status.IGNORED and sent == []
@@ -352,9 +331,7 @@ def test_a_bounce_from_the_mailer_daemon_is_ignored(
 def test_a_badly_signed_address_is_refused_without_an_answer(
     sent: list[EmailMultiAlternatives], writes: Writes
 ) -> None:
-    game, users = started(writes)
-    seat = active_turn(game)
-    msg = decision_email(sent, users[seat])
+    _game, _users, _seat, msg = my_turn(writes, sent)
     token = msg.extra_headers["Reply-To"]
     forged = token.replace(token.split("-", 1)[1].split("@")[0], "0" * 20)
     msg.extra_headers["Reply-To"] = forged
@@ -368,9 +345,7 @@ def test_a_badly_signed_address_is_refused_without_an_answer(
 def test_the_answer_to_a_reply_is_not_held_back_by_quiet_hours(
     sent: list[EmailMultiAlternatives], writes: Writes
 ) -> None:
-    game, users = started(writes)
-    seat = active_turn(game)
-    msg = decision_email(sent, users[seat])
+    _game, users, seat, msg = my_turn(writes, sent)
     now = timezone.localtime(timezone.now(), timezone.get_fixed_timezone(0))
     start, end = (now - timedelta(hours=1)).time(), (now + timedelta(hours=1)).time()
     User.objects.filter(pk__in=[u.pk for u in users.values()]).update(quiet_start=start, quiet_end=end)
@@ -383,9 +358,7 @@ def test_the_answer_to_a_reply_is_not_held_back_by_quiet_hours(
 @pytest.mark.django_db
 def test_attachments_are_never_read(sent: list[EmailMultiAlternatives], writes: Writes) -> None:
     """Only the reply's own text counts: a text attachment holding a move is ignored."""
-    game, users = started(writes)
-    seat = active_turn(game)
-    msg = decision_email(sent, users[seat])
+    _game, _users, _seat, msg = my_turn(writes, sent)
     reply = message_from_bytes(reply_to(msg, "My moves are attached."), policy=policy.default)
     assert isinstance(reply, StdMessage)
     reply.add_attachment(b"end\n", maintype="text", subtype="plain", filename="moves.txt")

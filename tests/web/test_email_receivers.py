@@ -23,7 +23,8 @@ from games.models import ActionRecord, Game, InboundMail
 from games.receiver import InboxController
 
 from .conftest import create_started_game, seat_users, state_of
-from .test_email_play import LOCMEM, decision_email, reply_to
+from .test_email_play import decision_email, reply_to
+from .test_notifications import LOCMEM
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
