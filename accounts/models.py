@@ -114,6 +114,8 @@ class User(AbstractUser):
     #: Issue 18: decision emails show the position and the numbered legal moves (``True``, "full play by
     #: email"), or only say what to decide (``False``, the short emails). Replies work with both.
     email_play = models.BooleanField(_("full play by email"), default=True)
+    #: Issue 19: staff may suspend a user's chat until a moment (they can still read it).
+    chat_suspended_until = models.DateTimeField(_("chat suspended until"), null=True, blank=True)
 
     USERNAME_FIELD = "email"
     REQUIRED_FIELDS: ClassVar[list[str]] = []

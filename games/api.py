@@ -29,13 +29,14 @@ from ninja.security import SessionAuth as NinjaSessionAuth
 from pydantic import BeforeValidator, ConfigDict, Field, StrictInt, WithJsonSchema
 
 from accounts.models import ApiToken, User
+from games.chat import ChatLine, chat_view
 from games.engine import ActionType
 from games.engine.action_schema import action_json_schema
 from games.messages import illegal_rule, service_message
 from games.models import ActionRecord, Game
 from games.rulebook import rule_anchor
 from games.selectors import LOG_LENGTH, game_get, game_view, my_games, visible_to
-from games.services import Illegal, NotFound, ServiceError, action_submit, action_undo
+from games.services import Illegal, NotFound, ServiceError, action_submit, action_undo, chat
 from games.web.forms import json_loads_strict
 
 #: Largest id or sequence number accepted (a signed 64-bit integer, the database's ``bigint``).
@@ -257,6 +258,49 @@ class UndoOut(Schema):
 
     seq: int = Field(description="the game's new `seq` (an undo uses up one)")
     undone: list[int] = Field(description="the `seq` of each step taken back, newest first")
+
+
+class ChatIn(Schema):
+    """A chat message to post (issue 19)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    channel: str = Field(
+        max_length=8, description="`table`, `team` (Allegiance) or `p<seat>` (private, with that seat)"
+    )
+    text: str = Field(max_length=4000, description="plain text, 1 to 2,000 characters after trimming")
+
+
+class ChatMessageOut(Schema):
+    """One chat message as the caller may read it (times in UTC, ISO 8601)."""
+
+    id: int
+    channel: str = Field(description="the channel key as the caller names it")
+    author: str
+    seat: int = Field(description="the author's seat")
+    text: str = Field(description="plain text; never HTML")
+    at: datetime
+    mine: bool
+    mentions_me: bool = Field(description="the text mentions `@<your name>`")
+
+
+class ChatChannelOut(Schema):
+    """One of the caller's chat channels."""
+
+    key: str
+    label: str
+    unread: int = Field(description="messages by others not yet read")
+    post: bool = Field(description="whether the caller may post here")
+
+
+class ChatOut(Schema):
+    """A page of one chat channel, oldest first, with the caller's channels."""
+
+    channels: list[ChatChannelOut]
+    channel: str
+    messages: list[ChatMessageOut]
+    older: int | None = Field(description="pass as `before` for the previous page; null: no older messages")
+    version: int = Field(description="the newest message id the caller may read (0: none)")
 
 
 class AppliedOut(Schema):
@@ -531,6 +575,76 @@ def undo_post(request: HttpRequest, game_id: GameId, body: UndoIn) -> dict[str, 
         game_id=game_id, user=_user(request), expected_seq=body.expected_seq, steps=body.steps
     )
     return {"seq": result.game.seq, "undone": [r.seq for r in result.undone]}
+
+
+def _line(line: ChatLine) -> dict[str, Any]:
+    return {
+        "id": line.id,
+        "channel": line.key,
+        "author": line.author,
+        "seat": line.seat,
+        "text": line.text,
+        "at": line.at,
+        "mine": line.mine,
+        "mentions_me": line.mentions_me,
+    }
+
+
+@api.get(
+    "/games/{game_id}/chat",
+    response={200: ChatOut, **GAME_ERRORS},
+    operation_id="chat_read",
+    summary="Read the chat",
+    tags=["chat"],
+)
+def chat_get(
+    request: HttpRequest, game_id: GameId, channel: str = "table", before: Annotated[int, Ge(1)] | None = None
+) -> dict[str, Any]:
+    """The newest messages of one of the caller's chat channels (``table``, ``team``, ``p<seat>``), 50 at
+    a time (``before``: the page before that message id), with the caller's channels and unread counts.
+    Reading the newest page marks the channel read. Spectators read the table once the game is over (or
+    during it if the table allows); private messages only their two players (issue 19).
+
+    Raises:
+        NotFound: 404, no such game.
+    """
+    game = _game(request, game_id)
+    user = _user(request)
+    view = chat_view(game, user, channel, before)
+    if before is None and view.lines and any(c.key == view.key and c.post for c in view.channels):
+        chat.chat_mark_read(user=user, game=game, channel=view.key, last_id=view.lines[-1].id)
+    return {
+        "channels": [
+            {"key": c.key, "label": c.label, "unread": 0 if c.key == view.key else c.unread, "post": c.post}
+            for c in view.channels
+        ],
+        "channel": view.key,
+        "messages": [_line(line) for line in view.lines],
+        "older": view.older,
+        "version": view.version,
+    }
+
+
+@api.post(
+    "/games/{game_id}/chat",
+    response={201: ChatMessageOut, **GAME_ERRORS, 403: ErrorOut, 429: ErrorOut},
+    operation_id="chat_post",
+    summary="Post a chat message",
+    tags=["chat"],
+)
+def chat_post(request: HttpRequest, game_id: GameId, body: ChatIn) -> tuple[int, dict[str, Any]]:
+    """Post plain text to one of the caller's channels.
+
+    Raises:
+        BadPayload: 400, empty or over 2,000 characters, or not one of the caller's channels. NotFound:
+        404. Forbidden: 403, no seat in this game, or chat suspended. RateLimited: 429, more than 10
+        messages a minute or 200 a day (``params.wait``: seconds to wait).
+    """
+    user = _user(request)
+    message = chat.chat_post(game_id=game_id, user=user, channel=body.channel, text=body.text)
+    game = _game(request, game_id)
+    line = next(line for line in chat_view(game, user, body.channel).lines if line.id == message.pk)
+    return 201, _line(line)
 
 
 def _public_source(record: ActionRecord, mine: int | None, kind: str) -> str:

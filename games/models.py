@@ -52,6 +52,8 @@ class Game(models.Model):
     allow_vacation = models.BooleanField(_("allow vacations (away players' clocks pause)"), default=True)
     #: Start by itself when the last seat is taken (issue 16; the new-game form offers it, on by default).
     auto_start = models.BooleanField(_("start when full"), default=False)
+    #: Issue 19: spectators may read the table chat while the game runs (they always may once it ended).
+    chat_spectators = models.BooleanField(_("spectators may read the table chat"), default=False)
     #: Invitations sent by email from the lobby (issue 16), capped by ``lobby.MAX_INVITATIONS``.
     invitations_sent = models.PositiveSmallIntegerField(default=0)
     invite_token = models.CharField(max_length=32, unique=True, default=_invite_token)
@@ -101,6 +103,9 @@ class Seat(models.Model):
     #: A bot's level (issue 17): ``easy``, ``normal`` or ``hard`` (``random`` only for tests and
     #: benchmarks); empty for people and for bots seated before levels existed (they play ``normal``).
     bot_level = models.CharField(max_length=8, blank=True, default="")
+    #: Issue 19: this player agrees that the game's chat goes into its exported record (it does only when
+    #: every seated person agrees).
+    chat_in_export = models.BooleanField(default=False)
 
     class Meta:
         ordering = ("number",)
@@ -391,3 +396,81 @@ class InboundMail(models.Model):
 
     def __str__(self) -> str:
         return self.message_id
+
+
+class ChatMessage(models.Model):
+    """One chat message of a game (issue 19): plain text up to 2,000 characters, posted by a seated person
+    to the table, privately to one other seat (``to_seat``) or to their Allegiance ``team``. ``game_seq`` is
+    the game's ``seq`` when it was posted (the log and replays interleave by it). Staff may hide a message:
+    it is kept, and shown to nobody but staff."""
+
+    class Channel(models.TextChoices):
+        TABLE = "table", _("Table")
+        PRIVATE = "private", _("Private")
+        TEAM = "team", _("Team")
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="chat", db_index=False)
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    author_seat = models.PositiveSmallIntegerField()
+    channel = models.CharField(max_length=8, choices=Channel.choices)
+    to_seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    team = models.SmallIntegerField(null=True, blank=True)
+    text = models.TextField(max_length=2000)
+    created_at = models.DateTimeField()
+    game_seq = models.PositiveIntegerField(default=0)
+    hidden = models.BooleanField(default=False)
+    hidden_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=("game", "channel", "id"), name="chat_game_channel"),
+            models.Index(fields=("author", "created_at"), name="chat_author_time"),
+        ]
+
+    def __str__(self) -> str:
+        return f"chat {self.pk} in game {self.game_id}"
+
+
+class ChatMute(models.Model):
+    """``user`` does not see ``muted``'s chat messages anywhere (issue 19); the muted player is not told."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    muted = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=("user", "muted"), name="chatmute_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} mutes {self.muted_id}"
+
+
+class ChatReport(models.Model):
+    """A player's report of a chat message they could read, for staff in the Django admin (issue 19)."""
+
+    message = models.ForeignKey(ChatMessage, on_delete=models.CASCADE, related_name="reports")
+    reporter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    reason = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField()
+    resolved = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=("message", "reporter"), name="chatreport_unique")]
+
+    def __str__(self) -> str:
+        return f"report of chat {self.message_id}"
+
+
+class ChatRead(models.Model):
+    """How far ``user`` has read one channel of a game (the id of the newest message seen): unread counts."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+", db_index=False)
+    channel = models.CharField(max_length=8)
+    last_id = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=("game", "user", "channel"), name="chatread_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} read {self.channel} of {self.game_id} to {self.last_id}"

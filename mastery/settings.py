@@ -290,6 +290,10 @@ MAIL_RECEIVER_PORT = env_int("MAIL_RECEIVER_PORT", 2525)
 ANYMAIL_WEBHOOK_SECRET = env_str("ANYMAIL_WEBHOOK_SECRET", "" if PRODUCTION else "dev:insecure-secret")
 ANYMAIL = {"WEBHOOK_SECRET": ANYMAIL_WEBHOOK_SECRET}
 
+#: Chat rate limits per user (issue 19): messages a minute and a day.
+CHAT_PER_MINUTE = env_int("CHAT_PER_MINUTE", 10)
+CHAT_PER_DAY = env_int("CHAT_PER_DAY", 200)
+
 #: A rating is "provisional" until the player has this many rated games in its pool.
 PROVISIONAL_GAMES = 10
 

@@ -1,0 +1,137 @@
+"""Reading table talk (issue 19) for the game page, its poll and the API: a reader's channels with unread
+counts and the newest messages of one channel, a page at a time, through the permission rules of
+:mod:`games.services.chat` (the one home of who reads what). A bounded number of queries whatever the
+number of messages.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Count, Max, Q
+from django.utils.translation import gettext as _
+
+from games.models import ChatMessage, ChatRead, Game, Seat
+from games.services.chat import Reader, channel_filter, channel_key, channels_of, readable, reader_of
+
+#: Messages per page (older ones load a page at a time).
+PAGE = 50
+
+
+@dataclass(frozen=True)
+class ChatLine:
+    """One message as a reader sees it: ``id``, channel ``key``, ``author`` (public name) and ``seat``,
+    ``text`` (plain text: templates escape it), ``at`` (aware datetime; shown in the reader's time zone),
+    ``mine`` and ``mentions_me`` (an ``@name`` of the reader)."""
+
+    id: int
+    key: str
+    author: str
+    seat: int
+    text: str
+    at: datetime
+    mine: bool
+    mentions_me: bool
+
+
+@dataclass(frozen=True)
+class Channel:
+    """One of a reader's channels: ``key``, ``label`` (in the active language), ``unread`` messages by
+    others, and whether the reader may ``post`` in it."""
+
+    key: str
+    label: str
+    unread: int
+    post: bool
+
+
+@dataclass
+class ChatView:
+    """A reader's chat of one game: their ``channels``, the ``key`` shown, its ``lines`` (oldest first),
+    whether ``older`` lines exist (id of the oldest shown), and the ``version`` (newest readable id, 0:
+    none) the page's poll compares."""
+
+    channels: list[Channel] = field(default_factory=list)
+    key: str = "table"
+    lines: list[ChatLine] = field(default_factory=list)
+    older: int | None = None
+    version: int = 0
+
+
+def _label(key: str, names: dict[int, str]) -> str:
+    if key == "table":
+        return _("Table")
+    if key == "team":
+        return _("Team")
+    return _("Private: %(name)s") % {"name": names.get(int(key[1:]), "?")}
+
+
+def _mentions(text: str, name: str) -> bool:
+    """Whether ``text`` mentions ``@name`` (case-insensitive, not inside a longer word)."""
+    return (
+        bool(name) and re.search(r"(?<!\w)@" + re.escape(name) + r"(?!\w)", text, re.IGNORECASE) is not None
+    )
+
+
+def chat_version(game: Game, user: Any) -> int:
+    """The id of the newest message ``user`` may read in ``game`` (0: none): one query for the poll."""
+    reader = reader_of(game, user)
+    newest = ChatMessage.objects.filter(readable(game, reader)).aggregate(newest=Max("id"))["newest"]
+    return int(newest or 0)
+
+
+def chat_view(game: Game, user: Any, key: str = "table", before: int | None = None) -> ChatView:
+    """The chat of ``game`` as ``user`` may read it, showing channel ``key`` (its newest :data:`PAGE`
+    messages, or those before message id ``before``); an unknown or forbidden key shows the first channel
+    the reader has. Four queries at most, whatever the number of messages."""
+    seats: list[Seat] = list(game.seats.all())
+    names = {s.number: s.name for s in seats}
+    reader = reader_of(game, user, seats)
+    keys = channels_of(game, reader, seats)
+    view = ChatView()
+    if not keys:
+        return view
+    view.key = key if key in keys else keys[0]
+    mine = readable(game, reader)
+    counts = _unread(game, reader, keys, mine)
+    view.channels = [Channel(k, _label(k, names), counts.get(k, 0), reader.seat is not None) for k in keys]
+    rows = ChatMessage.objects.filter(mine & channel_filter(view.key, reader))
+    view.version = int(ChatMessage.objects.filter(mine).aggregate(newest=Max("id"))["newest"] or 0)
+    if before is not None:
+        rows = rows.filter(id__lt=before)
+    page = list(rows.order_by("-id")[: PAGE + 1])
+    if len(page) > PAGE:
+        page = page[:PAGE]
+        view.older = page[-1].id
+    me = names.get(reader.seat, "") if reader.seat is not None else ""
+    view.lines = [
+        ChatLine(
+            m.id,
+            channel_key(m, reader),
+            names.get(m.author_seat, "?"),
+            m.author_seat,
+            m.text,
+            m.created_at,
+            m.author_seat == reader.seat,
+            m.author_seat != reader.seat and _mentions(m.text, me),
+        )
+        for m in reversed(page)
+    ]
+    return view
+
+
+def _unread(game: Game, reader: Reader, keys: list[str], mine: Q) -> dict[str, int]:
+    """Unread messages by others per channel key: one query for the read marks, one for the counts."""
+    if reader.user_id is None or reader.seat is None:
+        return {}
+    marks = dict(ChatRead.objects.filter(game=game, user_id=reader.user_id).values_list("channel", "last_id"))
+    others = ChatMessage.objects.filter(mine).exclude(author_seat=reader.seat)
+    aggregates = {
+        f"k{i}": Count("id", filter=channel_filter(k, reader) & Q(id__gt=marks.get(k, 0)))
+        for i, k in enumerate(keys)
+    }
+    totals = others.aggregate(**aggregates)
+    return {k: int(totals[f"k{i}"] or 0) for i, k in enumerate(keys)}
