@@ -21,7 +21,7 @@ from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from ninja import NinjaAPI, Path, Schema
+from ninja import NinjaAPI, Path, Schema, Status
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.parser import Parser
 from ninja.security import HttpBearer
@@ -266,9 +266,13 @@ class ChatIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
     channel: str = Field(
-        max_length=8, description="`table`, `team` (Allegiance) or `p<seat>` (private, with that seat)"
+        pattern=r"^(table|team|p[0-9])$",
+        description="`table`, `team` (Allegiance) or `p<seat>` (private, with that seat); one you do not "
+        "have is refused with 404",
     )
-    text: str = Field(max_length=4000, description="plain text, 1 to 2,000 characters after trimming")
+    text: str = Field(
+        max_length=2000, pattern=r"\S", description="plain text, 1 to 2,000 characters, not only spaces"
+    )
 
 
 class ChatMessageOut(Schema):
@@ -632,7 +636,7 @@ def chat_get(
     summary="Post a chat message",
     tags=["chat"],
 )
-def chat_post(request: HttpRequest, game_id: GameId, body: ChatIn) -> tuple[int, dict[str, Any]]:
+def chat_post(request: HttpRequest, game_id: GameId, body: ChatIn) -> Status[dict[str, Any]]:
     """Post plain text to one of the caller's channels.
 
     Raises:
@@ -644,7 +648,7 @@ def chat_post(request: HttpRequest, game_id: GameId, body: ChatIn) -> tuple[int,
     message = chat.chat_post(game_id=game_id, user=user, channel=body.channel, text=body.text)
     game = _game(request, game_id)
     line = next(line for line in chat_view(game, user, body.channel).lines if line.id == message.pk)
-    return 201, _line(line)
+    return Status(201, _line(line))
 
 
 def _public_source(record: ActionRecord, mine: int | None, kind: str) -> str:

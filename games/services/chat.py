@@ -144,9 +144,9 @@ def chat_post(
     """Post ``text`` to ``channel`` (``table``, ``team`` or ``p<seat>``) of a game the user is seated at.
 
     Raises:
-        NotFound (404: no such game, or a private one the user has no seat in), Forbidden (403: not seated,
-        chat suspended, a channel they do not have), BadPayload (400: empty or over 2,000 characters, an
-        unknown channel), RateLimited (429). Nothing is written when one is raised.
+        NotFound (404: no such game, a private one the user has no seat in, or a channel they do not have),
+        Forbidden (403: not seated, chat suspended), BadPayload (400: empty or over 2,000 characters),
+        RateLimited (429). Nothing is written when one is raised.
     """
     now = now or timezone.now()
     if not isinstance(text, str) or not text.strip():
@@ -170,7 +170,7 @@ def chat_post(
         if locked.chat_suspended_until is not None and locked.chat_suspended_until > now:
             raise Forbidden("your chat is suspended", until=locked.chat_suspended_until.isoformat())
         if channel not in channels_of(game, reader, seats):
-            raise BadPayload("no such chat channel", field="channel")
+            raise NotFound("no such chat channel", channel=str(channel)[:8])
         _limit(locked, now)
         match = _PRIVATE.match(channel)
         return ChatMessage.objects.create(

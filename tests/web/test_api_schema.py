@@ -27,6 +27,8 @@ OPERATIONS = {
     ("GET", "/api/games/{game_id}/legal"),
     ("POST", "/api/games/{game_id}/actions"),
     ("POST", "/api/games/{game_id}/undo"),
+    ("GET", "/api/games/{game_id}/chat"),
+    ("POST", "/api/games/{game_id}/chat"),
     ("GET", "/api/me/games"),
 }
 

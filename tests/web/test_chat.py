@@ -1,0 +1,269 @@
+"""issue 19: the chat's permission rules through the service, the reads and the JSON API: table, private
+and team channels; spectators before and after the end; muted, suspended, rate-limited, hidden; bad input
+changes nothing. A private message's exact text must appear on no surface of a third player.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from typing import Any
+
+import pytest
+import time_machine
+from django.contrib.auth.models import AnonymousUser
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from accounts.models import ApiToken, User
+from games import services
+from games.chat import PAGE, chat_version, chat_view
+from games.models import ChatMessage, Game
+from games.services import chat
+from games.services.chat import RateLimited
+from games.services.errors import BadPayload, Forbidden, NotFound
+
+from .conftest import create_started_game, create_user, seat_users
+
+pytestmark = pytest.mark.django_db
+
+SECRET = "meet me at the Fort, leave Cid's castle alone — xq7"
+
+
+def api(user: User) -> Client:
+    token = ApiToken.issue(user, "chat")
+    return Client(HTTP_AUTHORIZATION=f"Bearer {token}")
+
+
+def three() -> tuple[Game, dict[int, User]]:
+    game = create_started_game(humans=3, seed=4)
+    return game, seat_users(game)
+
+
+def every_surface(game: Game, user: User | None) -> str:
+    """Everything the chat reads and the API show ``user`` (None: an anonymous spectator), over every
+    channel key anyone could ask for."""
+    viewer: Any = user if user is not None else _anonymous()
+    keys = ["table", "team", *(f"p{n}" for n in range(game.players))]
+    out = [repr(chat_view(game, viewer, key)) for key in keys]
+    if user is not None:
+        client = api(user)
+        out += [client.get(f"/api/games/{game.pk}/chat", {"channel": key}).content.decode() for key in keys]
+    return "\n".join(out)
+
+
+def _anonymous() -> Any:
+    return AnonymousUser()
+
+
+def test_table_messages_reach_every_seat_and_spectators_only_after_the_end() -> None:
+    game, users = three()
+    chat.chat_post(game_id=game.pk, user=users[0], channel="table", text="good luck all")
+    for user in users.values():
+        assert [line.text for line in chat_view(game, user).lines] == ["good luck all"]
+    stranger = create_user()
+    assert "good luck all" not in every_surface(game, stranger)
+    assert "good luck all" not in every_surface(game, None)
+    Game.objects.filter(pk=game.pk).update(chat_spectators=True)
+    game.refresh_from_db()
+    assert [line.text for line in chat_view(game, stranger).lines] == ["good luck all"]
+    Game.objects.filter(pk=game.pk).update(chat_spectators=False, status=Game.Status.FINISHED)
+    game.refresh_from_db()
+    assert [line.text for line in chat_view(game, stranger).lines] == ["good luck all"]
+    with pytest.raises(Forbidden):  # spectators read, they never post
+        chat.chat_post(game_id=game.pk, user=stranger, channel="table", text="gg")
+
+
+def test_a_private_message_is_read_by_its_two_players_only_on_every_surface() -> None:
+    game, users = three()
+    chat.chat_post(game_id=game.pk, user=users[0], channel="p1", text=SECRET)
+    assert [line.text for line in chat_view(game, users[0], "p1").lines] == [SECRET]
+    assert [line.text for line in chat_view(game, users[1], "p0").lines] == [SECRET]
+    assert SECRET not in every_surface(game, users[2])
+    assert SECRET not in every_surface(game, create_user())
+    Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED)  # the end opens the table only
+    game.refresh_from_db()
+    assert SECRET not in every_surface(game, users[2])
+    assert SECRET not in every_surface(game, None)
+    record = Client()
+    record.force_login(users[2])
+    assert SECRET not in record.get(f"/games/{game.pk}/record.json").content.decode()
+
+
+def test_team_messages_stay_in_the_team() -> None:
+    game = create_started_game(humans=4, seed=2, options={"allegiance": "pairs"})
+    users = seat_users(game)
+    state_teams = {n: services.game_state(game).players[n].team for n in users}  # R105: the engine's teams
+    author = 0
+    mate = next(n for n in users if n != author and state_teams[n] == state_teams[author])
+    rivals = [n for n in users if state_teams[n] != state_teams[author]]
+    chat.chat_post(game_id=game.pk, user=users[author], channel="team", text=SECRET)
+    assert [line.text for line in chat_view(game, users[mate], "team").lines] == [SECRET]
+    for rival in rivals:
+        assert SECRET not in every_surface(game, users[rival])
+    plain, plain_users = three()
+    with pytest.raises(NotFound):  # no teams outside Allegiance
+        chat.chat_post(game_id=plain.pk, user=plain_users[0], channel="team", text="hi")
+
+
+def test_a_muted_player_is_hidden_for_the_muter_only_and_hidden_messages_for_everyone() -> None:
+    game, users = three()
+    message = chat.chat_post(game_id=game.pk, user=users[1], channel="table", text="buy my gold")
+    chat.chat_mute(user=users[0], other_id=users[1].pk)
+    assert chat_view(game, users[0]).lines == []
+    assert [line.text for line in chat_view(game, users[2]).lines] == ["buy my gold"]
+    chat.chat_mute(user=users[0], other_id=users[1].pk, mute=False)
+    assert [line.text for line in chat_view(game, users[0]).lines] == ["buy my gold"]
+    report = chat.chat_report(user=users[2], message_id=message.pk, reason="spam")
+    assert report.message_id == message.pk
+    ChatMessage.objects.filter(pk=message.pk).update(hidden=True)  # staff hid it in the admin
+    for user in users.values():
+        assert "buy my gold" not in every_surface(game, user)
+    with pytest.raises(BadPayload):
+        chat.chat_mute(user=users[0], other_id=users[0].pk)
+
+
+def test_a_private_message_cannot_be_reported_by_a_third_player() -> None:
+    game, users = three()
+    message = chat.chat_post(game_id=game.pk, user=users[0], channel="p1", text=SECRET)
+    with pytest.raises(NotFound):
+        chat.chat_report(user=users[2], message_id=message.pk)
+
+
+def test_suspended_players_read_but_cannot_post() -> None:
+    game, users = three()
+    chat.chat_post(game_id=game.pk, user=users[1], channel="table", text="hello")
+    User.objects.filter(pk=users[0].pk).update(chat_suspended_until=timezone.now() + timedelta(days=1))
+    with pytest.raises(Forbidden):
+        chat.chat_post(game_id=game.pk, user=users[0], channel="table", text="let me in")
+    assert [line.text for line in chat_view(game, users[0]).lines] == ["hello"]
+    assert not ChatMessage.objects.filter(text="let me in").exists()
+
+
+def test_rate_limits_per_minute_and_per_day_with_the_time_to_wait() -> None:
+    game, users = three()
+    start = timezone.now()
+    with time_machine.travel(start, tick=False) as clock:
+        for k in range(10):
+            chat.chat_post(game_id=game.pk, user=users[0], channel="table", text=f"m{k}")
+        with pytest.raises(RateLimited) as limited:
+            chat.chat_post(game_id=game.pk, user=users[0], channel="table", text="one too many")
+        assert limited.value.status == 429 and limited.value.params["limit"] == 10
+        assert 0 < limited.value.params["wait"] <= 61
+        clock.shift(timedelta(seconds=61))
+        chat.chat_post(game_id=game.pk, user=users[0], channel="table", text="after a minute")
+        for k in range(189):  # 200 a day: spread over minutes
+            if k % 10 == 0:
+                clock.shift(timedelta(seconds=61))
+            chat.chat_post(game_id=game.pk, user=users[0], channel="table", text=f"d{k}")
+        clock.shift(timedelta(seconds=61))
+        with pytest.raises(RateLimited) as daily:
+            chat.chat_post(game_id=game.pk, user=users[0], channel="table", text="over the day")
+        assert daily.value.params["limit"] == 200
+    assert not ChatMessage.objects.filter(text__in=["one too many", "over the day"]).exists()
+
+
+@pytest.mark.parametrize(
+    ("channel", "text", "error"),
+    [
+        ("table", "", BadPayload),
+        ("table", "   ", BadPayload),
+        ("table", "x" * 2001, BadPayload),
+        ("p0", "to myself", NotFound),
+        ("p9", "nobody", NotFound),
+        ("lobby", "hi", NotFound),
+        ("table", None, BadPayload),
+    ],
+)
+def test_bad_messages_are_refused_and_change_nothing(channel: str, text: Any, error: type[Exception]) -> None:
+    game, users = three()
+    with pytest.raises(error):
+        chat.chat_post(game_id=game.pk, user=users[0], channel=channel, text=text)
+    assert not ChatMessage.objects.exists()
+    chat.chat_post(game_id=game.pk, user=users[0], channel="table", text="x" * 2000)  # the limit itself
+
+
+def test_bots_have_no_private_channel_and_strangers_of_a_private_game_get_404() -> None:
+    creator = create_user()
+    game = create_started_game(humans=[creator], bots=2, seed=3)
+    bot_seats = [s.number for s in game.seats.filter(is_bot=True)]
+    mine = next(s.number for s in game.seats.filter(user=creator))
+    view = chat_view(game, creator)
+    assert [c.key for c in view.channels] == ["table"]  # no private conversation with a bot
+    with pytest.raises(NotFound):
+        chat.chat_post(game_id=game.pk, user=creator, channel=f"p{bot_seats[0]}", text="hi bot")
+    assert mine not in bot_seats
+    Game.objects.filter(pk=game.pk).update(private=True)
+    with pytest.raises(NotFound):
+        chat.chat_post(game_id=game.pk, user=create_user(), channel="table", text="let me in")
+
+
+def test_the_api_reads_posts_and_counts_unread_with_the_same_rules() -> None:
+    game, users = three()
+    a, b = api(users[0]), api(users[1])
+    posted = a.post(
+        f"/api/games/{game.pk}/chat",
+        json.dumps({"channel": "table", "text": "hi @" + users[1].name}),
+        content_type="application/json",
+    )
+    assert posted.status_code == 201, posted.content
+    body = posted.json()
+    assert body["text"].startswith("hi @") and body["mine"] is True and body["channel"] == "table"
+    listed = b.get(f"/api/games/{game.pk}/chat").json()
+    assert [m["text"] for m in listed["messages"]] == [body["text"]]
+    assert listed["messages"][0]["mentions_me"] is True
+    assert chat_view(game, users[1]).channels[0].unread == 0  # reading the newest page marks it read
+    assert chat_view(game, users[2]).channels[0].unread == 1
+    bad = a.post(
+        f"/api/games/{game.pk}/chat",
+        json.dumps({"channel": "table", "text": ""}),
+        content_type="application/json",
+    )
+    assert bad.status_code == 400 and bad.json()["error"] == "invalid_request"
+    extra = a.post(
+        f"/api/games/{game.pk}/chat",
+        json.dumps({"channel": "table", "text": "x", "html": "<b>"}),
+        content_type="application/json",
+    )
+    assert extra.status_code == 400
+    stranger = api(create_user())
+    refused = stranger.post(
+        f"/api/games/{game.pk}/chat",
+        json.dumps({"channel": "table", "text": "hi"}),
+        content_type="application/json",
+    )
+    assert refused.status_code == 403
+    schema = Client().get("/api/openapi.json").json()
+    assert "/api/games/{game_id}/chat" in schema["paths"]
+    assert set(schema["paths"]["/api/games/{game_id}/chat"]) == {"get", "post"}
+
+
+def test_reading_costs_the_same_queries_with_500_messages_and_pages_hold_50() -> None:
+    game, users = three()
+
+    def queries() -> int:
+        fresh = Game.objects.get(pk=game.pk)
+        with CaptureQueriesContext(connection) as ctx:
+            chat_view(fresh, users[1], "table")
+            chat_version(fresh, users[1])
+        return len(ctx.captured_queries)
+
+    empty = queries()
+    ChatMessage.objects.bulk_create(
+        ChatMessage(
+            game=game,
+            author=users[k % 3],
+            author_seat=k % 3,
+            channel="table",
+            text=f"m{k}",
+            created_at=timezone.now(),
+        )
+        for k in range(500)
+    )
+    assert queries() == empty
+    view = chat_view(game, users[1], "table")
+    assert len(view.lines) == PAGE and view.lines[-1].text == "m499" and view.older is not None
+    older = chat_view(game, users[1], "table", before=view.older)
+    assert older.lines[-1].text == "m449" and len(older.lines) == PAGE
