@@ -34,6 +34,8 @@ NOTIFY_DEFAULTS: dict[str, str] = {
     "joined": "immediate",
     "full": "immediate",
     "reply": "immediate",
+    "chat": "digest",  # issue 19: table and team talk in the daily digest
+    "message": "immediate",  # a private message or an @mention
 }
 
 

@@ -6,7 +6,6 @@ number of messages.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -15,7 +14,15 @@ from django.db.models import Count, Max, Q
 from django.utils.translation import gettext as _
 
 from games.models import ChatMessage, ChatRead, Game, Seat
-from games.services.chat import Reader, channel_filter, channel_key, channels_of, readable, reader_of
+from games.services.chat import (
+    Reader,
+    channel_filter,
+    channel_key,
+    channels_of,
+    mentions,
+    readable,
+    reader_of,
+)
 
 #: Messages per page (older ones load a page at a time).
 PAGE = 50
@@ -69,13 +76,6 @@ def _label(key: str, names: dict[int, str]) -> str:
     return _("Private: %(name)s") % {"name": names.get(int(key[1:]), "?")}
 
 
-def _mentions(text: str, name: str) -> bool:
-    """Whether ``text`` mentions ``@name`` (case-insensitive, not inside a longer word)."""
-    return (
-        bool(name) and re.search(r"(?<!\w)@" + re.escape(name) + r"(?!\w)", text, re.IGNORECASE) is not None
-    )
-
-
 def chat_version(game: Game, user: Any) -> int:
     """The id of the newest message ``user`` may read in ``game`` (0: none): one query for the poll."""
     reader = reader_of(game, user)
@@ -116,7 +116,7 @@ def chat_view(game: Game, user: Any, key: str = "table", before: int | None = No
             m.text,
             m.created_at,
             m.author_seat == reader.seat,
-            m.author_seat != reader.seat and _mentions(m.text, me),
+            m.author_seat != reader.seat and mentions(m.text, me),
         )
         for m in reversed(page)
     ]

@@ -236,6 +236,8 @@ class Notification(models.Model):
         FULL = "full", _("Your table is full")
         DIGEST = "digest", _("Daily digest")
         REPLY = "reply", _("The result of your emailed moves")
+        CHAT = "chat", _("Table talk")
+        MESSAGE = "message", _("A private message or a mention of you")
 
     class Status(models.TextChoices):
         PENDING = "pending", _("waiting to be sent")

@@ -28,6 +28,7 @@ from games.actions_ui import EMAIL_LINKS, link_for_prompt, timeout_text
 from games.components import artefact_name, card_name, place_name
 from games.engine import PromptKind
 from games.models import Notification, Prompt
+from games.notify.chat_mail import chat_email, chat_key, chat_line, chat_message_for
 from games.notify.links import BACK, absolute_url, link_token, unsubscribe_token
 from games.notify.position import Position, combat_scores, position_for
 from games.notify.replies import reply_result
@@ -73,6 +74,8 @@ class EmailContent:
     forms: list[str] = field(default_factory=list)
     #: Whether a reply to this email plays (it has its own Reply-To address).
     replyable: bool = False
+    #: A chat email (issue 19): a reply posts to the conversation (no move instructions).
+    conversation: bool = False
 
 
 def _when(user: User, at: datetime, now: datetime) -> str:
@@ -105,6 +108,8 @@ def content_for(n: Notification, user: User, now: datetime, prompt: Prompt | Non
     game = game_get(n.game_id) if n.game_id is not None else None
     assert game is not None
     gv = game_view(game, user)
+    if n.kind in CHAT_KINDS:
+        return _chat(n, gv, user, game.title)
     c = _body(n, gv, game.title)
     game_url = absolute_url(reverse("games:detail", args=[game.pk]) + "#decision")
     if n.kind == Notification.Kind.REPLY:
@@ -143,6 +148,40 @@ def _full_play(c: EmailContent, n: Notification, gv: GameView, user: User, *, mo
         return
     c.moves, c.forms = engine.move_menu(game_state(gv.game), gv.seat, translation.get_language() or "en")
     n.data = {**n.data, "moves": c.moves}
+
+
+#: The chat's notification kinds (issue 19).
+CHAT_KINDS = frozenset({Notification.Kind.CHAT, Notification.Kind.MESSAGE})
+
+
+def _chat(n: Notification, gv: GameView, user: User, title: str) -> EmailContent:
+    """The email about one chat message (its reader may still read it: checked when it is sent)."""
+    message = chat_message_for(n, user)
+    if message is None:  # hidden or muted since: the sender skips such rows; a digest shows nothing
+        return EmailContent(title, _("This message is no longer shown."))
+    c = EmailContent(*chat_email(n, message, gv.names, gv.seat, title))
+    url = absolute_url(reverse("games:detail", args=[gv.game.pk]) + f"?chat={chat_key(message, user)}#chat")
+    c.links.append((_("Open the chat"), url))
+    c.replyable = c.conversation = gv.seat is not None
+    return c
+
+
+def chat_digest(items: list[Notification], user: User) -> EmailContent | None:
+    """A day's chat messages of one game gathered into one digest entry (issue 19), oldest first, each as
+    ``Anna (table): text``; ``None`` when none of them may still be read."""
+    game = game_get(items[0].game_id) if items[0].game_id is not None else None
+    if game is None:
+        return None
+    gv = game_view(game, user, with_log=False)
+    messages = [m for m in (chat_message_for(n, user) for n in items) if m is not None]
+    if not messages:
+        return None
+    subject = ngettext(
+        "Table talk in “%(title)s”: %(n)s message", "Table talk in “%(title)s”: %(n)s messages", len(messages)
+    ) % {"title": game.title, "n": len(messages)}
+    c = EmailContent(subject, _("The day's messages:"), [chat_line(m, gv.names, gv.seat) for m in messages])
+    c.links.append((_("Open the chat"), absolute_url(reverse("games:detail", args=[game.pk]) + "#chat")))
+    return c
 
 
 def _lobby(n: Notification, title: str) -> EmailContent:

@@ -19,7 +19,8 @@ from django.utils import timezone, translation
 
 from accounts.models import User
 from games.models import Notification, Prompt
-from games.notify.content import build_email, content_for, user_zone
+from games.notify.chat_mail import chat_message_for
+from games.notify.content import CHAT_KINDS, EmailContent, build_email, chat_digest, content_for, user_zone
 from games.services.outbox import DECISION_KINDS
 
 log = logging.getLogger(__name__)
@@ -73,6 +74,9 @@ def _deliver(n: Notification, now: datetime, connection: BaseEmailBackend) -> bo
     mode = user.notify_mode(n.kind)
     if mode == "off":
         _skip(n, "off")
+        return False
+    if n.kind in CHAT_KINDS and chat_message_for(n, user) is None:
+        _skip(n, "hidden")  # hidden by staff, or its author muted since it was queued
         return False
     prompt = None
     if n.kind == Notification.Kind.REPLY and n.prompt_key:
@@ -175,7 +179,9 @@ def _digest_send(user: User, now: datetime, connection: BaseEmailBackend) -> boo
             data={"items": len(keep)},
         )
         with translation.override(user.language), timezone.override(user_zone(user)):
-            contents = [content_for(item, user, now, prompt) for item, prompt in keep]
+            contents = _digest_contents(keep, user, now)
+            if not contents:  # only chat messages hidden since: nothing to say
+                return False
         connection.send_messages([build_email(digest, user, now, None, items=contents)])
         Notification.objects.filter(pk__in=[item.pk for item, _prompt in keep]).update(
             status=Notification.Status.SENT, sent_at=now, digest=digest
@@ -184,6 +190,26 @@ def _digest_send(user: User, now: datetime, connection: BaseEmailBackend) -> boo
         digest.sent_at = now
         digest.save(update_fields=["status", "sent_at"])
         return True
+
+
+def _digest_contents(
+    keep: list[tuple[Notification, Prompt | None]], user: User, now: datetime
+) -> list[EmailContent]:
+    """The digest's entries: one per notification, except that a game's chat messages make one entry
+    together (issue 19), where the first of them stood."""
+    chats: dict[int | None, list[Notification]] = {}
+    for item, _prompt in keep:
+        if item.kind in CHAT_KINDS:
+            chats.setdefault(item.game_id, []).append(item)
+    out: list[EmailContent] = []
+    for item, prompt in keep:
+        if item.kind not in CHAT_KINDS:
+            out.append(content_for(item, user, now, prompt))
+        elif chats.get(item.game_id) and chats[item.game_id][0] is item:
+            gathered = chat_digest(chats[item.game_id], user)
+            if gathered is not None:
+                out.append(gathered)
+    return out
 
 
 def _digest_items(user: User) -> list[tuple[Notification, Prompt | None]]:

@@ -31,6 +31,7 @@ from accounts.models import User
 from games.models import ChatMessage, ChatMute, ChatRead, ChatReport, Game, Seat
 from games.services.errors import BadPayload, Forbidden, NotFound, ServiceError
 from games.services.locks import game_state
+from games.services.outbox import queue_chat
 
 #: The longest message, in characters.
 MAX_LENGTH = 2000
@@ -173,7 +174,7 @@ def chat_post(
             raise NotFound("no such chat channel", channel=str(channel)[:8])
         _limit(locked, now)
         match = _PRIVATE.match(channel)
-        return ChatMessage.objects.create(
+        message = ChatMessage.objects.create(
             game=game,
             author=locked,
             author_seat=reader.seat,
@@ -184,6 +185,37 @@ def chat_post(
             created_at=now,
             game_seq=game.seq,
         )
+        queue_chat(game=game, message_id=message.pk, readers=_emailed(game, message, seats), now=now)
+        return message
+
+
+def mentions(text: str, name: str) -> bool:
+    """Whether ``text`` mentions ``@name`` (case-insensitive, not inside a longer word)."""
+    if not name:
+        return False
+    return re.search(r"(?<!\w)@" + re.escape(name) + r"(?!\w)", text, re.IGNORECASE) is not None
+
+
+def _emailed(game: Game, message: ChatMessage, seats: list[Seat]) -> list[tuple[int, int, bool]]:
+    """Who is emailed about ``message``: ``(user id, seat, personal)`` for each seated person other than
+    the author who may read it and has not muted the author; ``personal`` for a private message or an
+    ``@mention`` of them (the ``message`` kind of email)."""
+    people = [s for s in seats if s.user_id is not None and s.number != message.author_seat]
+    if message.channel == ChatMessage.Channel.PRIVATE:
+        people = [s for s in people if s.number == message.to_seat]
+    elif message.channel == ChatMessage.Channel.TEAM:
+        state = game_state(game)
+        people = [s for s in people if state.players[s.number].team == message.team]
+    muting = set(ChatMute.objects.filter(muted=message.author).values_list("user_id", flat=True))
+    return [
+        (
+            int(s.user_id),
+            s.number,
+            message.channel == ChatMessage.Channel.PRIVATE or mentions(message.text, s.name),
+        )
+        for s in people
+        if s.user_id is not None and s.user_id not in muting
+    ]
 
 
 def chat_mute(*, user: User, other_id: int, mute: bool = True) -> bool:

@@ -32,7 +32,8 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 
 from accounts.models import User
 from games import engine
-from games.models import Game, InboundMail, Notification, Prompt
+from games.models import ChatMessage, Game, InboundMail, Notification, Prompt
+from games.services import chat
 from games.services.errors import ServiceError
 from games.services.locks import game_state, lock_with_seats
 from games.services.mail_reading import (
@@ -216,6 +217,8 @@ def _process(mail: InboundMail, now: datetime) -> None:
             _answer(mail, answer_to, origin, {"refused": reason, "sender": mail.sender}, _subject(reply))
         return None
     assert reply is not None
+    if origin.kind in CHAT_KINDS:
+        return _chat_reply(mail, reply, origin, owner)
     game, _seats = lock_with_seats(origin.game_id)
     if game.status != Game.Status.ACTIVE or not _still_open(origin):
         _finish(mail, InboundMail.Status.REFUSED, "moved_on" if game.status == Game.Status.ACTIVE else "over")
@@ -233,6 +236,34 @@ def _process(mail: InboundMail, now: datetime) -> None:
     outcome = {"applied": batch.applied, "error": batch.error, "ignored": batch.ignored}
     _answer(mail, owner, origin, outcome, _subject(reply))
     return None
+
+
+#: Notification kinds of chat emails (issue 19): a reply to one posts its text to the same conversation.
+CHAT_KINDS = frozenset({Notification.Kind.CHAT, Notification.Kind.MESSAGE})
+
+
+def _chat_reply(mail: InboundMail, reply: Reply, origin: Notification, owner: User) -> None:
+    """Post a reply to a chat email to the conversation the emailed message was in, as its reader names it
+    (issue 19), through :func:`games.services.chat.chat_post` (same rules, limits and suspension as on the
+    page). Nothing is answered when it is posted; a refusal is answered with its reason."""
+    assert origin.game_id is not None  # checked by _process
+    game = Game.objects.prefetch_related("seats").get(pk=origin.game_id)
+    message = ChatMessage.objects.filter(pk=origin.data.get("message"), game=game).first()
+    text = "\n".join(reply.lines)[: chat.MAX_LENGTH]
+    mail.lines = reply.lines[:MAX_LINES]
+    if message is None or not text:
+        _finish(mail, InboundMail.Status.REFUSED, "no_text")
+        _answer(mail, owner, origin, {"refused": "no_text"}, _subject(reply))
+        return
+    key = chat.channel_key(message, chat.reader_of(game, owner))
+    try:
+        chat.chat_post(game_id=game.pk, user=owner, channel=key, text=text)
+    except ServiceError as exc:
+        _finish(mail, InboundMail.Status.REFUSED, exc.code)
+        _answer(mail, owner, origin, {"refused": "chat", "message": exc.message}, _subject(reply))
+        return
+    mail.applied = 1
+    _finish(mail, InboundMail.Status.APPLIED)
 
 
 def _refusal(

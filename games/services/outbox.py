@@ -202,6 +202,34 @@ def queue_lobby(*, game: Game, seat: Seat, taken: int, now: datetime) -> int:
     return len(rows)
 
 
+def queue_chat(*, game: Game, message_id: int, readers: list[tuple[int, int, bool]], now: datetime) -> int:
+    """Queue the emails of a new chat message (issue 19), inside the post's transaction: one row per
+    reader ``(user id, seat, personal)``, kind ``message`` for a private message or a mention of them
+    (``personal``), else ``chat`` (each kind follows the reader's own email preference, digest included).
+    Sent after commit.
+
+    Returns:
+        How many rows were offered.
+    """
+    if game.tutorial or not readers:
+        return 0
+    rows = [
+        _row(
+            user_id,
+            game.pk,
+            seat,
+            Notification.Kind.MESSAGE if personal else Notification.Kind.CHAT,
+            f"chat.{message_id}",
+            {"message": message_id},
+            now,
+        )
+        for user_id, seat, personal in readers
+    ]
+    Notification.objects.bulk_create(rows, ignore_conflicts=True)
+    transaction.on_commit(partial(enqueue_send, game.pk))
+    return len(rows)
+
+
 def enqueue_send(game_id: int | None) -> None:
     """Publish one ``notifications_send`` task for ``game_id`` (``None``: every game). Called after commit
     (``transaction.on_commit``), so a worker never looks for rows that are not there yet.

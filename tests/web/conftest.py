@@ -10,12 +10,15 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from allauth.account.models import EmailAddress
 from django.contrib.auth.hashers import make_password
+from django.core import mail
+from django.core.mail import EmailMultiAlternatives
 from django.db import transaction
+from pytest_django import DjangoCaptureOnCommitCallbacks, Settings
 
 from accounts.models import User
 from games import engine, services
@@ -274,3 +277,33 @@ def as_apply_async(fake: Callable[..., Any]) -> Callable[..., Any]:
         return fake(*(args or ()), **(kwargs or {}))
 
     return apply_async
+
+
+#: Django's in-memory email backend (``django.core.mail.outbox``).
+LOCMEM = "django.core.mail.backends.locmem.EmailBackend"
+_T = TypeVar("_T")
+
+
+@pytest.fixture
+def sent(settings: Settings) -> list[EmailMultiAlternatives]:
+    """The locmem outbox (emptied): every email sent during the test, in order."""
+    settings.EMAIL_BACKEND = LOCMEM
+    mail.outbox = []
+    return mail.outbox  # type: ignore[return-value]  # Django types it as a list of EmailMessage
+
+
+class Writes:
+    """Run one game write "as a request": its on-commit callbacks (the send task) run when it returns."""
+
+    def __init__(self, capture: DjangoCaptureOnCommitCallbacks) -> None:
+        self.capture = capture
+
+    def __call__(self, fn: Callable[[], _T]) -> _T:
+        with self.capture(execute=True):
+            return fn()
+
+
+@pytest.fixture
+def writes(django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks) -> Writes:
+    """See :class:`Writes`."""
+    return Writes(django_capture_on_commit_callbacks)

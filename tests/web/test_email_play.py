@@ -17,10 +17,9 @@ from email.utils import make_msgid
 
 import pytest
 import time_machine
-from django.core import mail
 from django.core.mail import EmailMultiAlternatives
 from django.utils import timezone
-from pytest_django import DjangoCaptureOnCommitCallbacks, Settings
+from pytest_django import Settings
 
 from accounts.models import User
 from games import engine
@@ -28,20 +27,7 @@ from games.engine import actions as A
 from games.models import ActionRecord, Game, InboundMail, Notification
 from games.services import inbox
 
-from .conftest import create_started_game, create_user, db_fingerprint, seat_users, state_of
-from .test_notifications import LOCMEM, Writes
-
-
-@pytest.fixture
-def writes(django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks) -> Writes:
-    return Writes(django_capture_on_commit_callbacks)
-
-
-@pytest.fixture
-def sent(settings: Settings) -> list[EmailMultiAlternatives]:
-    settings.EMAIL_BACKEND = LOCMEM
-    mail.outbox = []
-    return mail.outbox  # type: ignore[return-value]
+from .conftest import Writes, create_started_game, create_user, db_fingerprint, seat_users, state_of
 
 
 def to_user(sent: list[EmailMultiAlternatives], user: User) -> list[EmailMultiAlternatives]:

@@ -22,9 +22,8 @@ from pytest_django import Settings
 from games.models import ActionRecord, Game, InboundMail
 from games.receiver import InboxController
 
-from .conftest import create_started_game, seat_users, state_of
+from .conftest import LOCMEM, create_started_game, seat_users, state_of
 from .test_email_play import decision_email, reply_to
-from .test_notifications import LOCMEM
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -24,13 +24,11 @@ from typing import Any, TypeVar
 import pytest
 import time_machine
 from django.conf import settings as django_settings
-from django.core import mail
 from django.core.mail import EmailMessage, EmailMultiAlternatives
 from django.db import transaction
 from django.db.models import QuerySet
 from django.test import Client
 from django.utils import timezone
-from pytest_django import DjangoCaptureOnCommitCallbacks, Settings
 
 from accounts.models import User
 from games import engine, services, tasks
@@ -44,12 +42,19 @@ from games.services import outbox
 from games.standing import standing_answer, used_against
 from tests.engine import fixtures as F
 
-from .conftest import as_apply_async, create_started_game, create_user, db_fingerprint, seat_users, state_of
+from .conftest import (
+    Writes,
+    as_apply_async,
+    create_started_game,
+    create_user,
+    db_fingerprint,
+    seat_users,
+    state_of,
+)
 from .factories import before_battle, game_from_state
 
 START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 SEOUL = zoneinfo.ZoneInfo("Asia/Seoul")
-LOCMEM = "django.core.mail.backends.locmem.EmailBackend"
 T = TypeVar("T")
 
 #: Engine prompt kind -> notification kind, as issue 4 describes the emails: every step of a turn is "your
@@ -74,31 +79,6 @@ def clock() -> Iterator[time_machine.Traveller]:
     """A stopped clock at START that the test moves with ``clock.shift(...)`` / ``clock.move_to(...)``."""
     with time_machine.travel(START, tick=False) as traveller:
         yield traveller
-
-
-@pytest.fixture
-def sent(settings: Settings) -> list[EmailMessage | EmailMultiAlternatives]:
-    """The locmem outbox (emptied): every email sent during the test, in order."""
-    settings.EMAIL_BACKEND = LOCMEM
-    mail.outbox = []
-    return mail.outbox
-
-
-class Writes:
-    """Run one game write "as a request": its on-commit callbacks (the send task) run when it returns."""
-
-    def __init__(self, capture: DjangoCaptureOnCommitCallbacks) -> None:
-        self.capture = capture
-
-    def __call__(self, fn: Callable[[], T]) -> T:
-        with self.capture(execute=True):
-            return fn()
-
-
-@pytest.fixture
-def writes(django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks) -> Writes:
-    """See :class:`Writes`."""
-    return Writes(django_capture_on_commit_callbacks)
 
 
 @dataclass
@@ -1162,8 +1142,10 @@ def test_emails_reveal_no_hidden_cards_and_every_link_works(
         checker.check(sent)
         game = Game.objects.get(pk=game.pk)
     assert game.status == Game.Status.FINISHED
-    # digests are tested on their own; "reply" answers a reply by email (tests/web/test_email_play.py)
-    assert set(checker.kinds) == {k.value for k in Notification.Kind} - {"digest", "reply"}, checker.kinds
+    # digests are tested on their own; "reply" answers a reply by email (tests/web/test_email_play.py); the
+    # chat's kinds come from chat messages (tests/web/test_chat_email.py)
+    untested_here = {"digest", "reply", "chat", "message"}
+    assert set(checker.kinds) == {k.value for k in Notification.Kind} - untested_here, checker.kinds
     assert checker.recipients == {u.email for u in users.values()}
     assert checker.swapped > 0 and checker.names_checked > 0
 
