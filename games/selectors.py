@@ -24,6 +24,7 @@ from games.log import describe
 from games.models import (
     RATING_POOLS,
     ActionRecord,
+    ChatMessage,
     Game,
     Prompt,
     Rating,
@@ -333,7 +334,7 @@ def game_record(game: Game) -> dict[str, Any]:
     ]
     lang = (get_language() or "en")[:2]
     _add_notation(game.setup, actions, lang if lang in engine.NOTATION_LANGS else "en")
-    return {
+    record = {
         "format": engine.RECORD_FORMAT,
         "title": game.title,
         "players": [s.name for s in game.seats.all()],
@@ -341,6 +342,17 @@ def game_record(game: Game) -> dict[str, Any]:
         "setup": game.setup,
         "actions": actions,
     }
+    people = [s for s in game.seats.all() if s.user_id is not None]
+    if people and all(s.chat_in_export for s in people):  # issue 19: only when every player agreed
+        record["chat"] = [
+            {"seat": seat, "at": at.isoformat(), "after": after, "text": text}
+            for seat, at, after, text in ChatMessage.objects.filter(
+                game=game, channel=ChatMessage.Channel.TABLE, hidden=False
+            )
+            .order_by("id")
+            .values_list("author_seat", "created_at", "game_seq", "text")
+        ]
+    return record
 
 
 def _add_notation(setup: dict[str, Any], actions: list[dict[str, Any]], lang: str) -> None:

@@ -262,3 +262,16 @@ def chat_mark_read(*, user: User, game: Game, channel: str, last_id: int) -> Non
     )
     if not created and row.last_id < last_id:
         ChatRead.objects.filter(pk=row.pk, last_id__lt=last_id).update(last_id=last_id)
+
+
+def chat_export_consent(*, game_id: int, user: User, consent: bool) -> bool:
+    """Agree (or no longer agree) that the game's table talk goes into its exported record (issue 19): it
+    does only while every seated person agrees; private and team messages never do. Returns the setting.
+
+    Raises:
+        NotFound: no such game, or no seat of the user in it.
+    """
+    updated = Seat.objects.filter(game_id=game_id, user=user).update(chat_in_export=consent)
+    if not updated:
+        raise NotFound("no such game", game_id=game_id)
+    return consent

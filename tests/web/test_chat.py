@@ -89,7 +89,8 @@ def test_a_private_message_is_read_by_its_two_players_only_on_every_surface() ->
     assert SECRET not in every_surface(game, None)
     record = Client()
     record.force_login(users[2])
-    assert SECRET not in record.get(f"/games/{game.pk}/record.json").content.decode()
+    exported = record.get(f"/games/{game.pk}/record.json")
+    assert exported.status_code == 200 and SECRET not in exported.content.decode()
 
 
 def test_team_messages_stay_in_the_team() -> None:
@@ -267,3 +268,28 @@ def test_reading_costs_the_same_queries_with_500_messages_and_pages_hold_50() ->
     assert len(view.lines) == PAGE and view.lines[-1].text == "m499" and view.older is not None
     older = chat_view(game, users[1], "table", before=view.older)
     assert older.lines[-1].text == "m449" and len(older.lines) == PAGE
+
+
+def test_the_table_talk_goes_into_the_exported_record_only_when_every_player_agrees() -> None:
+    game, users = three()
+    chat.chat_post(game_id=game.pk, user=users[0], channel="table", text="gg all")
+    chat.chat_post(game_id=game.pk, user=users[0], channel="p1", text=SECRET)
+    Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED)  # only finished games export
+    client = Client()
+    client.force_login(users[2])
+
+    def exported() -> dict[str, Any]:
+        response = client.get(f"/games/{game.pk}/record.json")
+        assert response.status_code == 200
+        return dict(json.loads(response.content))
+
+    assert "chat" not in exported()
+    for n in (0, 1):
+        chat.chat_export_consent(game_id=game.pk, user=users[n], consent=True)
+    assert "chat" not in exported()  # one player has not agreed
+    chat.chat_export_consent(game_id=game.pk, user=users[2], consent=True)
+    record = exported()
+    assert [(m["seat"], m["text"]) for m in record["chat"]] == [(0, "gg all")]
+    assert SECRET not in json.dumps(record)  # private messages never go into a record
+    with pytest.raises(NotFound):
+        chat.chat_export_consent(game_id=game.pk, user=create_user(), consent=True)
