@@ -646,8 +646,16 @@ def chat_post(request: HttpRequest, game_id: GameId, body: ChatIn) -> Status[dic
     """
     user = _user(request)
     message = chat.chat_post(game_id=game_id, user=user, channel=body.channel, text=body.text)
-    game = _game(request, game_id)
-    line = next(line for line in chat_view(game, user, body.channel).lines if line.id == message.pk)
+    line = ChatLine(
+        message.pk,
+        body.channel,
+        str(user),
+        message.author_seat,
+        message.text,
+        message.created_at,
+        True,
+        False,
+    )
     return Status(201, _line(line))
 
 

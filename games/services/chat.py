@@ -24,7 +24,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Count, Min, Q
 from django.utils import timezone
 
 from accounts.models import User
@@ -63,7 +63,7 @@ def reader_of(game: Game, user: Any, seats: list[Seat] | None = None) -> Reader:
     user_id = user.pk if getattr(user, "is_authenticated", False) else None
     seat = next((s.number for s in seats if user_id is not None and s.user_id == user_id), None)
     team = None
-    if seat is not None and game.state_hash:
+    if seat is not None and game.state_hash and game.options.get("allegiance"):  # teams: R105–R109
         state_team = game_state(game).players[seat].team
         team = state_team if state_team >= 0 else None
     ended = game.status == Game.Status.FINISHED
@@ -124,18 +124,27 @@ def channels_of(game: Game, reader: Reader, seats: list[Seat]) -> list[str]:
 
 def _limit(user: User, now: datetime) -> None:
     """Raise :class:`RateLimited` when ``user`` has posted ``CHAT_PER_MINUTE`` messages in the last
-    minute or ``CHAT_PER_DAY`` in the last day."""
-    mine = ChatMessage.objects.filter(author=user)
-    for window, limit in (
-        (timedelta(minutes=1), settings.CHAT_PER_MINUTE),
-        (timedelta(days=1), settings.CHAT_PER_DAY),
-    ):
-        recent = mine.filter(created_at__gt=now - window).order_by("created_at")
-        times = list(recent.values_list("created_at", flat=True)[:limit])
-        if len(times) >= limit:
-            wait = int((times[0] + window - now).total_seconds()) + 1
+    minute or ``CHAT_PER_DAY`` in the last day (one query); ``params.wait`` is the seconds until the oldest
+    of them leaves its window."""
+    windows = {
+        "minute": (timedelta(minutes=1), settings.CHAT_PER_MINUTE),
+        "day": (timedelta(days=1), settings.CHAT_PER_DAY),
+    }
+    counts = ChatMessage.objects.filter(author=user, created_at__gt=now - timedelta(days=1)).aggregate(
+        **{
+            f"{name}_n": Count("id", filter=Q(created_at__gt=now - span))
+            for name, (span, _l) in windows.items()
+        },
+        **{
+            f"{name}_first": Min("created_at", filter=Q(created_at__gt=now - span))
+            for name, (span, _l) in windows.items()
+        },
+    )
+    for name, (span, limit) in windows.items():
+        if counts[f"{name}_n"] >= limit:
+            wait = int((counts[f"{name}_first"] + span - now).total_seconds()) + 1
             raise RateLimited(
-                "too many chat messages", limit=limit, seconds=int(window.total_seconds()), wait=wait
+                "too many chat messages", limit=limit, seconds=int(span.total_seconds()), wait=wait
             )
 
 
@@ -159,7 +168,7 @@ def chat_post(
         locked = User.objects.select_for_update().get(
             pk=user.pk
         )  # one post at a time per user: the limits hold
-        game = Game.objects.prefetch_related("seats").filter(pk=game_id).first()
+        game = Game.objects.defer("state", "setup").prefetch_related("seats").filter(pk=game_id).first()
         if game is None:
             raise NotFound("no such game", game_id=game_id)
         seats = list(game.seats.all())
@@ -204,7 +213,7 @@ def _emailed(game: Game, message: ChatMessage, seats: list[Seat]) -> list[tuple[
     if message.channel == ChatMessage.Channel.PRIVATE:
         people = [s for s in people if s.number == message.to_seat]
     elif message.channel == ChatMessage.Channel.TEAM:
-        state = game_state(game)
+        state = game_state(game)  # (a team message implies Allegiance)
         people = [s for s in people if state.players[s.number].team == message.team]
     muting = set(ChatMute.objects.filter(muted=message.author).values_list("user_id", flat=True))
     return [
