@@ -82,7 +82,9 @@ def main() -> None:
     for r in range(args.repeat):
         submit, post = run(args.rounds, f"chat{r}-")
         ratios.append(post / submit)
-        print(f"run {r + 1}: end_turn submit {submit:.2f} ms, chat post {post:.2f} ms, ratio {ratios[-1]:.2f}")
+        print(
+            f"run {r + 1}: end_turn submit {submit:.2f} ms, chat post {post:.2f} ms, ratio {ratios[-1]:.2f}"
+        )
     print(f"median ratio (chat post / submit): {statistics.median(ratios):.2f} (issue 19: at most 1.5)")
 
 
