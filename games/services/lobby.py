@@ -52,6 +52,7 @@ def game_create(
     content: str = "default",
     allow_vacation: bool = True,
     auto_start: bool = False,
+    chat_spectators: bool = False,
 ) -> Game:
     """Open a lobby; the creator takes the first seat.
 
@@ -60,6 +61,8 @@ def game_create(
         time_control: a key of :data:`TIME_CONTROLS` or ``"custom"`` (then both second counts are needed).
         allow_vacation: whether a player's away period pauses their clocks in this game.
         auto_start: start by itself when the last seat is taken (issue 16).
+        chat_spectators: spectators may read the table chat while the game runs (issue 19; they always
+            may once it is over).
 
     Raises:
         BadPayload: options, player count, content or time control the rules do not allow.
@@ -90,6 +93,7 @@ def game_create(
             private=private,
             allow_vacation=allow_vacation,
             auto_start=auto_start,
+            chat_spectators=chat_spectators,
         )
         Seat.objects.create(game=game, number=0, user=user)
     return game

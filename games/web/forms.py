@@ -135,6 +135,9 @@ class GameCreateForm(forms.Form):
     auto_start = forms.BooleanField(
         label=gettext_lazy("Start by itself when every seat is taken"), required=False, initial=True
     )
+    chat_spectators = forms.BooleanField(
+        label=gettext_lazy("Spectators may read the table chat during the game"), required=False
+    )
 
     def clean(self) -> dict[str, Any]:
         """Check the custom hours and let the engine validate the rule combination (R105, Q28)."""

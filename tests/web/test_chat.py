@@ -293,3 +293,16 @@ def test_the_table_talk_goes_into_the_exported_record_only_when_every_player_agr
     assert SECRET not in json.dumps(record)  # private messages never go into a record
     with pytest.raises(NotFound):
         chat.chat_export_consent(game_id=game.pk, user=create_user(), consent=True)
+
+
+def test_the_new_game_form_lets_the_table_open_its_chat_to_spectators() -> None:
+    creator = create_user()
+    client = Client()
+    client.force_login(creator)
+    page = client.get("/games/new/")
+    assert b'name="chat_spectators"' in page.content
+    form = {"title": "Open table", "players": "2", "time_control": "daily", "fracture_prompts": "all"}
+    form["chat_spectators"] = "on"
+    response = client.post("/games/new/", form)
+    assert response.status_code == 302, response.content[:500]
+    assert Game.objects.get(title="Open table").chat_spectators is True

@@ -212,6 +212,7 @@ def test_lobby() -> None:
         "response_hours",
         "private",
         "allow_vacation",
+        "chat_spectators",
     ]
     base = {"title": "Fuzz", "players": "4", "time_control": "daily", "fracture_prompts": "all"}
     _fuzz(fields, lambda data: client.post("/games/new/", data), lambda: Game.objects.count(), base=base)
