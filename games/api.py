@@ -13,6 +13,7 @@ forbid. Every error body is ``{"error": code, "message": text, "params": {...}}`
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import datetime
 from typing import Annotated, Any, Literal, cast
 
@@ -582,16 +583,7 @@ def undo_post(request: HttpRequest, game_id: GameId, body: UndoIn) -> dict[str, 
 
 
 def _line(line: ChatLine) -> dict[str, Any]:
-    return {
-        "id": line.id,
-        "channel": line.key,
-        "author": line.author,
-        "seat": line.seat,
-        "text": line.text,
-        "at": line.at,
-        "mine": line.mine,
-        "mentions_me": line.mentions_me,
-    }
+    return {**asdict(line), "channel": line.key}  # the schema keeps its own fields only
 
 
 @api.get(

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Max, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
 
 from games.models import ChatMessage, ChatRead, Game, Seat
@@ -86,7 +87,7 @@ def chat_version(game: Game, user: Any) -> int:
 def chat_view(game: Game, user: Any, key: str = "table", before: int | None = None) -> ChatView:
     """The chat of ``game`` as ``user`` may read it, showing channel ``key`` (its newest :data:`PAGE`
     messages, or those before message id ``before``); an unknown or forbidden key shows the first channel
-    the reader has. Four queries at most, whatever the number of messages."""
+    the reader has. Two queries, whatever the number of messages (and the seats, when not prefetched)."""
     seats: list[Seat] = list(game.seats.all())
     names = {s.number: s.name for s in seats}
     reader = reader_of(game, user, seats)
@@ -96,10 +97,9 @@ def chat_view(game: Game, user: Any, key: str = "table", before: int | None = No
         return view
     view.key = key if key in keys else keys[0]
     mine = readable(game, reader)
-    counts = _unread(game, reader, keys, mine)
+    view.version, counts = _version_and_unread(game, reader, keys, mine)
     view.channels = [Channel(k, _label(k, names), counts.get(k, 0), reader.seat is not None) for k in keys]
     rows = ChatMessage.objects.filter(mine & channel_filter(view.key, reader))
-    view.version = int(ChatMessage.objects.filter(mine).aggregate(newest=Max("id"))["newest"] or 0)
     if before is not None:
         rows = rows.filter(id__lt=before)
     page = list(rows.order_by("-id")[: PAGE + 1])
@@ -123,15 +123,19 @@ def chat_view(game: Game, user: Any, key: str = "table", before: int | None = No
     return view
 
 
-def _unread(game: Game, reader: Reader, keys: list[str], mine: Q) -> dict[str, int]:
-    """Unread messages by others per channel key: one query for the read marks, one for the counts."""
-    if reader.user_id is None or reader.seat is None:
-        return {}
-    marks = dict(ChatRead.objects.filter(game=game, user_id=reader.user_id).values_list("channel", "last_id"))
-    others = ChatMessage.objects.filter(mine).exclude(author_seat=reader.seat)
-    aggregates = {
-        f"k{i}": Count("id", filter=channel_filter(k, reader) & Q(id__gt=marks.get(k, 0)))
-        for i, k in enumerate(keys)
-    }
-    totals = others.aggregate(**aggregates)
-    return {k: int(totals[f"k{i}"] or 0) for i, k in enumerate(keys)}
+def _version_and_unread(game: Game, reader: Reader, keys: list[str], mine: Q) -> tuple[int, dict[str, int]]:
+    """The newest readable id and the unread messages by others per channel key, in one query (the read
+    marks are a subquery per channel)."""
+    aggregates: dict[str, Any] = {"newest": Max("id")}
+    if reader.user_id is not None and reader.seat is not None:
+        for i, k in enumerate(keys):
+            mark = ChatRead.objects.filter(game=game, user_id=reader.user_id, channel=k).values("last_id")[:1]
+            unread = (
+                channel_filter(k, reader)
+                & ~Q(author_seat=reader.seat)
+                & Q(id__gt=Coalesce(Subquery(mark), 0))
+            )
+            aggregates[f"k{i}"] = Count("id", filter=unread)
+    totals = ChatMessage.objects.filter(mine).aggregate(**aggregates)
+    counts = {k: int(totals.get(f"k{i}") or 0) for i, k in enumerate(keys)}
+    return int(totals["newest"] or 0), counts

@@ -13,9 +13,12 @@ form can provoke are translated by :func:`content_message`.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import timedelta
 from typing import Any
 
+from django.utils import timezone
 from django.utils.functional import Promise
+from django.utils.timesince import timeuntil
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
@@ -161,6 +164,16 @@ SERVICE_MESSAGES: dict[str, Promise] = {
     "only finished games can be imported (this record has no winner)": gettext_lazy(
         "Only finished games can be imported (this record has no winner)."
     ),
+    # issue 19: table talk
+    "a message needs some text": gettext_lazy("Write something first: the message is empty."),
+    "a message is at most 2,000 characters": gettext_lazy("A message can be at most 2,000 characters long."),
+    "no such chat channel": gettext_lazy("You cannot write in that chat channel."),
+    "only seated players can chat": gettext_lazy("Only the players seated at this table can chat."),
+    "your chat is suspended": gettext_lazy("The staff have suspended your chat for a while."),
+    "too many chat messages": gettext_lazy("You have sent too many chat messages."),
+    "you cannot mute yourself": gettext_lazy("You cannot mute yourself."),
+    "no such message": gettext_lazy("There is no such message."),
+    "no such user": gettext_lazy("There is no such player."),
 }
 
 #: English message of an engine ``ContentError`` a form can provoke -> its translation.
@@ -215,6 +228,18 @@ def undo_refusal(params: dict[str, Any]) -> str:
     return f"{text} ({rule})" if rule else text
 
 
+def rate_limit_message(params: Mapping[str, Any]) -> str:
+    """The message of a refused chat post (``RateLimited``'s ``params``: ``wait``, the seconds until the
+    next message may be sent): how long to wait, in words of the active language."""
+    wait = max(1, int(params.get("wait", 1)))
+    if wait < 60:
+        left = ngettext("%(n)d second", "%(n)d seconds", wait) % {"n": wait}
+    else:
+        now = timezone.now()
+        left = timeuntil(now + timedelta(minutes=-(-wait // 60)), now=now, depth=2)  # whole minutes, up
+    return _("You have sent too many chat messages. Try again in %(wait)s.") % {"wait": left}
+
+
 def service_message(exc: Any) -> str:
     """The translated sentence for a ``games.services.ServiceError`` shown on a page.
 
@@ -227,5 +252,7 @@ def service_message(exc: Any) -> str:
         return illegal_message(params, message)
     if getattr(exc, "code", "") == "undo_refused":
         return undo_refusal(params)
+    if getattr(exc, "code", "") == "rate_limited":
+        return rate_limit_message(params)
     text = SERVICE_MESSAGES.get(message)
     return str(text) if text is not None else content_message(message)

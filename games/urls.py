@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games.web import history, invites, views
+from games.web import chat, history, invites, views
 
 app_name = "games"
 urlpatterns = [
@@ -34,4 +34,10 @@ urlpatterns = [
     path("games/<int:game_id>/back/", views.lobby_action, {"action": "back"}, name="back"),
     path("games/<int:game_id>/poll/", views.poll, name="poll"),
     path("games/<int:game_id>/partial/<str:name>/", views.partial, name="partial"),
+    path("games/<int:game_id>/chat/", chat.chat, name="chat"),
+    path("games/<int:game_id>/chat/post/", chat.chat_send, name="chat_post"),
+    path("games/<int:game_id>/chat/mute/", chat.chat_mute, name="chat_mute"),
+    path("games/<int:game_id>/chat/report/", chat.chat_report, name="chat_report"),
+    path("games/<int:game_id>/chat/muted/", chat.chat_muted, name="chat_muted"),
+    path("games/<int:game_id>/chat/layout/", chat.chat_layout, name="chat_layout"),
 ]

@@ -4,15 +4,33 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0014_chat'),
+        ("games", "0014_chat"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='notification',
-            name='kind',
-            field=models.CharField(choices=[('turn', 'It is your turn'), ('conflict', 'Battle: choose your conflict card'), ('support', 'Your move in the support step'), ('response', 'A response window is open'), ('choice', 'A choice is yours'), ('reminder', 'Reminder: a deadline is near'), ('timeout', 'A deadline passed'), ('started', 'Game started'), ('finished', 'Game over'), ('joined', 'Someone joined your table'), ('full', 'Your table is full'), ('digest', 'Daily digest'), ('reply', 'The result of your emailed moves'), ('chat', 'Table talk'), ('message', 'A private message or a mention of you')], max_length=10),
+            model_name="notification",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("turn", "It is your turn"),
+                    ("conflict", "Battle: choose your conflict card"),
+                    ("support", "Your move in the support step"),
+                    ("response", "A response window is open"),
+                    ("choice", "A choice is yours"),
+                    ("reminder", "Reminder: a deadline is near"),
+                    ("timeout", "A deadline passed"),
+                    ("started", "Game started"),
+                    ("finished", "Game over"),
+                    ("joined", "Someone joined your table"),
+                    ("full", "Your table is full"),
+                    ("digest", "Daily digest"),
+                    ("reply", "The result of your emailed moves"),
+                    ("chat", "Table talk"),
+                    ("message", "A private message or a mention of you"),
+                ],
+                max_length=10,
+            ),
         ),
     ]

@@ -32,6 +32,13 @@ def get(mapping: Any, key: Any) -> Any:
 
 
 @register.filter
+def with_talk(log: Any, chat: Any) -> Any:
+    """``{{ page.log|with_talk:chat }}``: the game log with the table talk interleaved when the reader
+    asked for it (``ChatPanel.mixed_log``, issue 19), else the log itself."""
+    return log if not chat else chat.mixed_log(log)
+
+
+@register.filter
 def card_value(card: dict[str, Any] | None) -> str:
     """A card's value as printed: ``+2`` for support, ``d6`` for Ambush, ``4`` for conflict, ``""`` else."""
     if not card:

@@ -190,6 +190,14 @@ def json_loads_strict(raw: str | bytes) -> Any:
     return json.loads(raw, parse_constant=_refuse_constant)
 
 
+def whole(value: str | None) -> int | None:
+    """``value`` (a query or form field) as a whole number that fits a database id (0 ≤ n < 10¹⁸), else
+    ``None``: digits only, so no sign, space or other script's digit gets through."""
+    if value is None or not value.isascii() or not value.isdigit() or len(value) > 18:
+        return None
+    return int(value)
+
+
 class PayloadError(ValueError):
     """A posted decision form that cannot become an action payload (answered with 400)."""
 

@@ -2,7 +2,8 @@
 
 Every page works as a plain document with normal form posts and redirects; with htmx the game page swaps
 its partials (``templates/games/detail.html``: header, board, players, hand, status, decision, log,
-result) and polls ``/games/<id>/poll/?seq=N`` (204 while nothing changed). Everything shown comes from
+result) and polls ``/games/<id>/poll/?seq=N`` (204 while nothing changed; with ``chat=V`` the chat panel's
+version too, issue 19). Everything shown comes from
 :func:`games.selectors.game_view` — never from ``Game.state``.
 """
 
@@ -30,6 +31,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from accounts.models import User
 from games import services
+from games.chat import chat_version
 from games.components import OPTION_TEXTS
 from games.messages import illegal_message, service_message
 from games.models import BOT_LEVEL_NAMES, Game
@@ -44,19 +46,25 @@ from games.selectors import (
     visible_to,
 )
 from games.selectors import my_games as select_my_games
+from games.services.chat import chat_mark_read
 from games.web.forms import (
     GameCreateForm,
     PayloadError,
     StandingOrderForm,
     action_payload,
+    whole,
 )
 from games.web.presenters import page_model
+from games.web.presenters.chat import PANEL_DEFAULTS, chat_newer, chat_panel
 from games.web.presenters.confirm import confirmation, may_ask
 from games.web.presenters.rules import rules_model
 
 #: The partials of the game page, in page order; each is also served alone at /games/<id>/partial/<name>/.
 PARTIALS = ("header", "decision", "status", "board", "hand", "players", "log", "result")
 DETAIL_TEMPLATE = "games/detail.html"
+CHAT_TEMPLATE = "games/_chat.html"
+#: Session key: table talk shown in the game log too (interleaved) rather than apart (issue 19).
+CHAT_MIXED = "chat_mixed"
 
 log = logging.getLogger(__name__)
 
@@ -157,6 +165,7 @@ def game_new(request: HttpRequest) -> HttpResponse:
                 private=form.cleaned_data["private"],
                 allow_vacation=form.cleaned_data["allow_vacation"],
                 auto_start=form.cleaned_data["auto_start"],
+                chat_spectators=form.cleaned_data["chat_spectators"],
             )
         except services.ServiceError as exc:
             form.add_error(None, service_message(exc))
@@ -250,6 +259,8 @@ def page_context(request: HttpRequest, gv: GameView, **extra: Any) -> dict[str, 
         "poll_seconds": settings.GAME_POLL_SECONDS,
         "oob": False,
         "last_seen": None,  # the seq the poller had seen (set by ``poll``): new log entries are marked
+        "chat": None,  # the chat panel (``chat_context``, issue 19) and what it adds to the log's cache key
+        "log_chat": "",
         **extra,
     }
 
@@ -266,7 +277,43 @@ def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
     gv = game_view(game, request.user)
     if gv.view is None:
         raise Http404(_("No such game."))
-    return render(request, DETAIL_TEMPLATE, page_context(request, gv))
+    context = page_context(request, gv) | chat_context(request, game, None, whole(request.GET.get("before")))
+    return render(request, DETAIL_TEMPLATE, context)
+
+
+def chat_context(
+    request: HttpRequest, game: Game, key: str | None = None, before: int | None = None
+) -> dict[str, Any]:
+    """The chat panel's context (issue 19): channel ``key`` (default: the ``channel`` parameter, else the
+    table), marked read when it shows unread messages."""
+    panel = chat_panel(
+        game, request.user, key or request.GET.get("channel", "table"), before, mixed=_mixed(request)
+    )
+    if panel.mark is not None:
+        chat_mark_read(user=request_user(request), game=game, channel=panel.key, last_id=panel.mark)
+    return {"chat": panel, "log_chat": panel.log_key, "game": game, "chat_before": before} | PANEL_DEFAULTS
+
+
+def _mixed(request: HttpRequest) -> bool:
+    return bool(request.session.get(CHAT_MIXED, False))
+
+
+def _talk(request: HttpRequest, game: Game) -> dict[str, Any]:
+    """The chat context when the log interleaves the table talk (its partial is redrawn), else nothing."""
+    return chat_context(request, game) if _mixed(request) else {}
+
+
+def chat_chunks(request: HttpRequest, context: dict[str, Any], seen: int | None = None) -> str:
+    """The chat panel out of band for a poll (or a write) whose page had chat version ``seen`` of the
+    channel and channel keys the ``channel`` and ``keys`` parameters name: nothing when nothing changed,
+    the new lines appended when only messages came, else the whole panel."""
+    panel = context["chat"]
+    same = request.GET.get("channel") == panel.key and request.GET.get("keys") == panel.keys
+    if same and seen == panel.version:
+        return ""
+    names = ("chatnews", "chattoggle") if same and seen is not None else ("chat", "chattoggle")
+    fresh = context | {"oob": True, "chat_news": panel.after(seen or 0)}
+    return "\n".join(render_to_string(f"{CHAT_TEMPLATE}#{name}", fresh, request=request) for name in names)
 
 
 @login_required
@@ -306,7 +353,9 @@ def poll(request: HttpRequest, game_id: int) -> HttpResponse:
     """Cheap refresh: 204 when ``seq`` is unchanged (one query), else every partial out of band.
 
     ``sig`` (the decision panel's signature) keeps the decision form the player may be filling in when
-    their choices did not change.
+    their choices did not change. The chat panel's state comes along (issue 19: ``chat``, its version;
+    ``channel`` and ``keys``): one more query while no message is newer, else the reader's version; new
+    messages come out of band (:func:`chat_chunks`), alone when the game did not move.
     """
     current = visible_seq(game_id, request.user)  # visibility first: 404 alike whatever the parameters
     if current is None:
@@ -315,15 +364,26 @@ def poll(request: HttpRequest, game_id: int) -> HttpResponse:
         seen = int(request.GET.get("seq", ""))
     except ValueError:
         return HttpResponse(_("seq must be a whole number."), status=400, content_type="text/plain")
-    if current == seen:
+    talk = whole(request.GET.get("chat"))  # the chat version the page shows (issue 19)
+    if talk is None and "chat" in request.GET:
+        return HttpResponse(_("chat must be a whole number."), status=400, content_type="text/plain")
+    # one query: any newer message at all (a reader with no channel has nothing to wait for)
+    talked = talk is not None and request.GET.get("keys") != "" and chat_newer(game_id, talk)
+    if current == seen and not talked:
         return HttpResponse(status=204)
     game = load_game(request, game_id)
-    if game.status == Game.Status.LOBBY:
-        return HttpResponse(status=204)
+    if game.status == Game.Status.LOBBY or (current == seen and chat_version(game, request.user) == talk):
+        return HttpResponse(status=204)  # nothing new the reader may read
+    talk_context = chat_context(request, game) if talk is not None else {}
+    if current == seen:  # only the chat changed: its lines (and the log when it interleaves them)
+        chunks = chat_chunks(request, talk_context, talk)
+        if not _mixed(request):
+            return HttpResponse(chunks) if chunks else HttpResponse(status=204)
     gv = game_view(game, request.user)
-    context = page_context(request, gv, last_seen=seen)
+    context = page_context(request, gv, last_seen=seen) | talk_context
     skip = {"decision"} if request.GET.get("sig") == context["page"].decision["sig"] else set()
-    return HttpResponse(_partials(request, context, None, skip))
+    body = _partials(request, context, None, skip)
+    return HttpResponse(body + chat_chunks(request, context, talk) if talk is not None else body)
 
 
 @login_required
@@ -370,7 +430,9 @@ def act(request: HttpRequest, game_id: int) -> HttpResponseBase:
         return redirect("games:detail", game_id=game.pk)
     fresh = game_get(game.pk)
     assert fresh is not None
-    context = page_context(request, game_view(fresh, request.user), last_seen=game.seq)
+    context = page_context(request, game_view(fresh, request.user), last_seen=game.seq) | _talk(
+        request, fresh
+    )
     return HttpResponse(_partials(request, context, "decision"))
 
 
@@ -405,7 +467,9 @@ def undo(request: HttpRequest, game_id: int) -> HttpResponseBase:
         return redirect("games:detail", game_id=game.pk)
     fresh = game_get(game.pk)
     assert fresh is not None
-    context = page_context(request, game_view(fresh, request.user), last_seen=game.seq)
+    context = page_context(request, game_view(fresh, request.user), last_seen=game.seq) | _talk(
+        request, fresh
+    )
     return HttpResponse(_partials(request, context, "decision"))
 
 
@@ -431,7 +495,7 @@ def _ask_first(request: HttpRequest, game: Game, payload: dict[str, Any]) -> Htt
     context["confirm"] = {**question, "fields": fields}
     if _is_htmx(request):
         return render(request, f"{DETAIL_TEMPLATE}#decision", context)
-    return render(request, DETAIL_TEMPLATE, context)
+    return render(request, DETAIL_TEMPLATE, context | chat_context(request, game))
 
 
 def _refused(request: HttpRequest, game: Game | int, status: int, message: str) -> HttpResponse:
@@ -450,7 +514,7 @@ def _refused(request: HttpRequest, game: Game | int, status: int, message: str) 
         if status == 409:
             return HttpResponse(_partials(request, context, "decision"), status=status)
         return render(request, f"{DETAIL_TEMPLATE}#decision", context, status=status)
-    return render(request, DETAIL_TEMPLATE, context, status=status)
+    return render(request, DETAIL_TEMPLATE, context | chat_context(request, game), status=status)
 
 
 # ------------------------------------------------------------------------------------------------------

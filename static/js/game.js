@@ -293,3 +293,66 @@
     document.querySelectorAll("input[data-detect-time-zone]").forEach(function (field) { field.value = zone; });
   });
 })();
+
+// Table talk (issue 19): Enter sends and Shift+Enter starts a new line; the newest messages stay in view
+// when new ones arrive (unless the reader scrolled up to older ones); after sending, the focus returns
+// to the message field, and after a change of channel to its tab. On a phone the "Chat" button opens the
+// panel (a link to #chat-panel): the focus goes to its heading. Everything works without this.
+(function () {
+  "use strict";
+  var nearBottom = true;
+  var focusIn = null;
+
+  function lines() { return document.getElementById("chat-lines"); }
+  function toBottom() {
+    var list = lines();
+    if (list) list.scrollTop = list.scrollHeight;
+  }
+
+  document.addEventListener("keydown", function (event) {
+    var field = event.target;
+    if (event.key !== "Enter" || event.shiftKey || event.isComposing || !field || field.id !== "chat-text") return;
+    event.preventDefault();
+    var form = field.form;  // one message at a time: not while the last one is on its way
+    if (form && field.value.trim() && !form.classList.contains("htmx-request")) form.requestSubmit();
+  });
+
+  document.addEventListener("htmx:beforeSwap", function () {
+    var list = lines();
+    nearBottom = !list || list.scrollHeight - list.scrollTop - list.clientHeight < 48;
+    var active = document.activeElement;
+    focusIn = null;
+    if (active && active.closest) {
+      if (active.closest("#chat-form")) focusIn = "form";
+      else if (active.closest("#chat-tabs")) focusIn = "tabs";
+    }
+  });
+
+  function afterChat() {
+    if (nearBottom) toBottom();
+    if (focusIn === "form") {
+      var field = document.getElementById("chat-text");
+      if (field && document.activeElement !== field) field.focus();
+    } else if (focusIn === "tabs") {
+      var tab = document.querySelector("#chat-tabs [aria-current]");
+      if (tab && !tab.contains(document.activeElement)) tab.focus();
+    }
+  }
+  document.addEventListener("htmx:afterSettle", afterChat);
+  document.addEventListener("htmx:oobAfterSwap", function (event) {
+    var swapped = event.detail && event.detail.target;
+    if (swapped && (swapped.id === "chat" || swapped.id === "chat-lines")) window.setTimeout(afterChat, 0);
+  });
+
+  function opened() {
+    if (window.location.hash !== "#chat-panel") return;
+    toBottom();
+    var heading = document.getElementById("h-chat");
+    if (heading && window.matchMedia("(max-width: 959px)").matches) heading.focus({ preventScroll: true });
+  }
+  window.addEventListener("hashchange", opened);
+  document.addEventListener("DOMContentLoaded", function () {
+    toBottom();
+    opened();
+  });
+})();
