@@ -412,7 +412,10 @@ class ChatMessage(models.Model):
         TEAM = "team", _("Team")
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="chat", db_index=False)
-    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    # db_index=False: the (author, created_at) index below leads with it
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
     author_seat = models.PositiveSmallIntegerField()
     channel = models.CharField(max_length=8, choices=Channel.choices)
     to_seat = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -436,7 +439,10 @@ class ChatMessage(models.Model):
 class ChatMute(models.Model):
     """``user`` does not see ``muted``'s chat messages anywhere (issue 19); the muted player is not told."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    # db_index=False: the unique (user, muted) constraint leads with it
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
     muted = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     created_at = models.DateTimeField()
 
@@ -450,7 +456,8 @@ class ChatMute(models.Model):
 class ChatReport(models.Model):
     """A player's report of a chat message they could read, for staff in the Django admin (issue 19)."""
 
-    message = models.ForeignKey(ChatMessage, on_delete=models.CASCADE, related_name="reports")
+    # db_index=False: the unique (message, reporter) constraint leads with it
+    message = models.ForeignKey(ChatMessage, on_delete=models.CASCADE, related_name="reports", db_index=False)
     reporter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     reason = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField()

@@ -39,5 +39,6 @@ urlpatterns = [
     path("games/<int:game_id>/chat/mute/", chat.chat_mute, name="chat_mute"),
     path("games/<int:game_id>/chat/report/", chat.chat_report, name="chat_report"),
     path("games/<int:game_id>/chat/muted/", chat.chat_muted, name="chat_muted"),
+    path("games/<int:game_id>/chat/export/", chat.chat_export, name="chat_export"),
     path("games/<int:game_id>/chat/layout/", chat.chat_layout, name="chat_layout"),
 ]

@@ -27,6 +27,7 @@ from games.messages import service_message
 from games.models import Game
 from games.selectors import game_view
 from games.services import NotFound, ServiceError
+from games.services.chat import chat_export_consent as export_consent
 from games.services.chat import chat_mute as mute_player
 from games.services.chat import chat_post as post_message
 from games.services.chat import chat_report as report_message
@@ -176,10 +177,37 @@ def chat_report(request: HttpRequest, game_id: int) -> HttpResponse:
 @login_required
 @require_safe
 def chat_muted(request: HttpRequest, game_id: int) -> HttpResponse:
-    """The players of this game the user has muted, each with a button to unmute."""
+    """The chat settings of one game: the players the user has muted, each with a button to unmute, and
+    whether they agree that the table talk goes into the game's exported record (and how many agree)."""
     game = load_game(request, game_id)
-    rows = muted_seats(game, request_user(request))
-    return render(request, "games/chat_muted.html", {"game": game, "rows": rows})
+    user = request_user(request)
+    rows = muted_seats(game, user)
+    people = [s for s in game.seats.all() if s.user_id is not None]
+    mine = next((s for s in people if s.user_id == user.pk), None)
+    context = {
+        "game": game,
+        "rows": rows,
+        "seat": mine,
+        "agreed": sum(1 for s in people if s.chat_in_export),
+        "people": len(people),
+    }
+    return render(request, "games/chat_muted.html", context)
+
+
+@login_required
+@require_POST
+def chat_export(request: HttpRequest, game_id: int) -> HttpResponse:
+    """Agree (``consent=1``) or no longer agree (``consent=0``) that the game's table talk goes into its
+    exported record (:func:`games.services.chat.chat_export_consent`; only when every player agrees)."""
+    game = load_game(request, game_id)
+    try:
+        export_consent(
+            game_id=game.pk, user=request_user(request), consent=request.POST.get("consent") == "1"
+        )
+    except ServiceError as exc:
+        raise Http404(service_message(exc)) from exc
+    messages.success(request, _("Your choice for the game record is saved."))
+    return redirect("games:chat_muted", game_id=game.pk)
 
 
 @login_required

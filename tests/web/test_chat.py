@@ -306,3 +306,30 @@ def test_the_new_game_form_lets_the_table_open_its_chat_to_spectators() -> None:
     response = client.post("/games/new/", form)
     assert response.status_code == 302, response.content[:500]
     assert Game.objects.get(title="Open table").chat_spectators is True
+
+
+def test_each_player_agrees_to_the_export_on_the_chat_settings_page() -> None:
+    game, users = three()
+    client = Client()
+    client.force_login(users[0])
+    page = client.get(f"/games/{game.pk}/chat/muted/").content.decode()
+    assert "0 of 3 players agree." in page and 'name="consent" value="1"' in page
+    assert client.post(f"/games/{game.pk}/chat/export/", {"consent": "1"}).status_code == 302
+    assert game.seats.get(user=users[0]).chat_in_export is True
+    page = client.get(f"/games/{game.pk}/chat/muted/").content.decode()
+    assert "1 of 3 players agree." in page and 'name="consent" value="0"' in page
+    stranger = Client()
+    stranger.force_login(create_user())
+    assert stranger.post(f"/games/{game.pk}/chat/export/", {"consent": "1"}).status_code == 404
+
+
+def test_a_private_message_is_not_on_the_replay_or_the_finished_page_of_a_third_player() -> None:
+    game, users = three()
+    chat.chat_post(game_id=game.pk, user=users[0], channel="p1", text=SECRET)
+    Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED)
+    client = Client()
+    client.force_login(users[2])
+    for url in (f"/games/{game.pk}/", f"/games/{game.pk}/replay/", f"/games/{game.pk}/chat/?channel=p0"):
+        response = client.get(url, follow=True)
+        assert response.status_code == 200, url
+        assert SECRET not in response.content.decode(), url
