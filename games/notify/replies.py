@@ -49,7 +49,11 @@ def _refused_text(reason: str, data: dict[str, Any], title: str) -> str:
             "We found no moves in your reply. Reply with a number from the list, or with moves in the "
             "notation, one per line."
         ),
+        "no_text": _("We found no text in your reply, so nothing was posted."),
     }
+    if reason == "chat":  # a chat reply the chat refused (issue 19): its own reason, as the page says it
+        refusal = service_message(_Refusal(str(data.get("message", "")), {}))
+        return _("Your reply was not posted: %(reason)s") % {"reason": refusal}
     text = texts.get(reason, _("Your reply could not be applied."))
     return text % {"title": title, "sender": data.get("sender", "?"), "days": days}
 

@@ -124,3 +124,19 @@ def test_forged_or_replayed_replies_to_a_chat_email_post_nothing(
         deliver(writes, raw)
         deliver(writes, raw)
         assert ChatMessage.objects.filter(text="said once").count() == 1
+
+
+def test_a_refused_chat_reply_is_answered_with_its_reason(
+    sent: list[EmailMultiAlternatives], writes: Writes
+) -> None:
+    game, users = table(writes)
+    sent.clear()
+    writes(lambda: chat.chat_post(game_id=game.pk, user=users[0], channel="p1", text=SECRET))
+    mail = to_user(sent, users[1])[0]
+    User.objects.filter(pk=users[1].pk).update(chat_suspended_until=timezone.now() + timedelta(days=1))
+    sent.clear()
+    row = deliver(writes, reply_to(mail, "let me answer"))
+    assert row.status == InboundMail.Status.REFUSED and not ChatMessage.objects.filter(text="let me answer")
+    answers = to_user(sent, users[1])
+    assert len(answers) == 1
+    assert "Your reply was not posted: The staff have suspended your chat for a while." in answers[0].body
