@@ -423,7 +423,8 @@ class PlayerProfile:
 
 
 def player_profile(user: User, viewer: User | Any) -> PlayerProfile:
-    """Build :class:`PlayerProfile`. Private games appear only to a viewer seated in them."""
+    """Build :class:`PlayerProfile`. Private games appear only to a viewer seated in them; guided first
+    games (``Game.tutorial``, issue 15) count in neither the games played and won nor the decisions."""
     ratings = sorted(Rating.objects.filter(user=user), key=lambda r: RATING_POOLS.index(r.pool))
     history = [
         (c.created_at, c.conservative_after)
@@ -432,9 +433,9 @@ def player_profile(user: User, viewer: User | Any) -> PlayerProfile:
     seats = Seat.objects.filter(user=user).select_related("game")
     visible = visible_games(viewer, via="game__")
     games = [s.game for s in seats.filter(visible).distinct().order_by("-game__updated_at")[:200]]
-    finished_seats = Seat.objects.filter(user=user, game__status=Game.Status.FINISHED)
+    finished_seats = Seat.objects.filter(user=user, game__status=Game.Status.FINISHED, game__tutorial=False)
     mine = Seat.objects.filter(user=user, game_id=OuterRef("game_id"), number=OuterRef("seat"))
-    closers = ActionRecord.objects.filter(Exists(mine), payload__type__in=DEADLINE_CLOSERS)
+    closers = ActionRecord.objects.filter(Exists(mine), game__tutorial=False, payload__type__in=DEADLINE_CLOSERS)
     counts = closers.aggregate(
         met=Count("pk", filter=Q(source__in=["web", "email", "api", "standing"])),
         # a timeout, or a bot standing in for the absent player

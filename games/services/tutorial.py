@@ -15,6 +15,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from games import engine
@@ -53,12 +54,14 @@ SETUP: dict[str, Any] = {
         ],
         "decks": [
             ["fracture", "heroic_assault", "war_banner", "rallying_cry", "call_to_arms"],
-            ["shield_wall", "rallying_cry", "war_banner", "call_to_arms", "tactical_advance"],
+            ["shield_wall", "rallying_cry", "war_banner", "call_to_arms", "fracture"],
         ],
     },
 }
 
-#: Blue takes the City with 5 knights; red takes the Forest (4) and the Grasslands (1); blue waits.
+#: Blue takes the City with 5 knights; red takes the Forest (4) and the Grasslands (1); on its last turn
+#: before the guided one blue plays its Fracture on red's Orb of Brutality (R36 (a)), so the orb lies face
+#: down through the guided turn and the restore step at its end turns it face up (R93, R94).
 OPENING: tuple[tuple[int, dict[str, Any]], ...] = (
     (1, {"type": "advance", "to": "t2", "knights": 5}),
     (1, {"type": "end_turn"}),
@@ -67,6 +70,7 @@ OPENING: tuple[tuple[int, dict[str, Any]], ...] = (
     (1, {"type": "end_turn"}),
     (0, {"type": "advance", "to": "t5", "knights": 1}),
     (0, {"type": "end_turn"}),
+    (1, {"type": "fracture", "target": "orb_brutality"}),
     (1, {"type": "end_turn"}),
 )
 
@@ -85,7 +89,7 @@ def tutorial_start(*, user: User) -> Game:
     state = engine.new_game(setup)
     with transaction.atomic():
         game = Game.objects.create(
-            title="Guided first game",
+            title=_("Guided first game"),  # in the language the newcomer reads the site in
             created_by=user,
             players=2,
             options=dict(setup["options"]),

@@ -492,7 +492,7 @@ def _ask_first(request: HttpRequest, game: Game, payload: dict[str, Any]) -> Htt
         if name not in ("csrfmiddlewaretoken", "confirmed")
         for value in values
     ]
-    context["confirm"] = {**question, "fields": fields}
+    context["confirm"] = {**question, "fields": fields, "act": str(payload.get("type", ""))}
     if _is_htmx(request):
         return render(request, f"{DETAIL_TEMPLATE}#decision", context)
     return render(request, DETAIL_TEMPLATE, context | chat_context(request, game))

@@ -79,6 +79,9 @@ def test_the_guided_game_is_played_to_its_end_through_the_real_service_path() ->
     assert game.seq == len(services.tutorial.OPENING)
     page = client.get(reverse("games:detail", args=[game.pk])).content.decode()
     assert 'id="tutorial-hint"' in page and "step 2 of 7" in page
+    # Blue fractured the Orb of Brutality on its last turn (R36 (a)): face down through the guided turn
+    assert "Blue fractured your Orb of Brutality on its last turn" in page
+    assert _orb(game, user) == {"face_up": False, "destroyed_on": services.GUIDED_TURN - 1}
     steps = []
     for _move in range(30):
         fresh = game_get(game.pk)
@@ -108,6 +111,19 @@ def test_the_guided_game_is_played_to_its_end_through_the_real_service_path() ->
     assert services.game_verify(game_id=game.pk)[0]
     done = client.get(reverse("games:detail", args=[game.pk])).content.decode()
     assert reverse("games:play_bot") in done and "Play a real game against a bot" in done
+    assert "You have played a whole turn and taken the City." in done
+    # the restore step of the guided turn (R93) turned the orb face up, and the page says so
+    assert _orb(fresh, user) == {"face_up": True, "destroyed_on": None}
+    assert "turned your Orb of Brutality face up again" in done
+    assert 'id="tutorial-again"' not in done  # nothing left to try again
+
+
+def _orb(game: Game, user: User) -> dict[str, Any]:
+    """The newcomer's Orb of Brutality as their view shows it."""
+    gv = game_view(game, user, with_log=False)
+    assert gv.view is not None
+    orb = next(a for a in gv.view["players"][0]["artefacts"] if a["id"] == "orb_brutality")
+    return {"face_up": orb["face_up"], "destroyed_on": orb["destroyed_on"]}
 
 
 def test_a_wrong_move_in_the_guided_game_is_explained_and_the_hint_stays() -> None:
@@ -123,12 +139,100 @@ def test_a_wrong_move_in_the_guided_game_is_explained_and_the_hint_stays() -> No
     assert f'href="{reverse("games:rules")}#advance"' in posted.content.decode()
     fresh = game_get(game.pk)
     assert fresh is not None and fresh.seq == game.seq and _hint(fresh, user) == before
+    # ending the turn at step 2 is off the guide: the question says so and points at "No, go back"
+    asked = client.post(
+        reverse("games:act", args=[game.pk]),
+        form_data({"type": "end_turn"}, fresh.seq, confirmed=False),
+        headers=HX,
+    ).content.decode()
+    assert "This is not the step the guide suggests." in asked and 'data-target="#confirm-no"' in asked
+    assert game_get(game.pk).seq == game.seq  # type: ignore[union-attr]
     skip = client.post(
         reverse("games:act", args=[game.pk]), form_data({"type": "end_turn"}, fresh.seq), headers=HX
     )
     assert skip.status_code == 200
     fresh = game_get(game.pk)
-    assert fresh is not None and _hint(fresh, user)["done"]
+    assert fresh is not None
+    hint = _hint(fresh, user)
+    assert hint["done"] and not hint["battle"]
+    assert hint["text"] == "Your turn is over, but it had no battle: start the guided game again to try one."
+    done = client.get(reverse("games:detail", args=[game.pk])).content.decode()
+    assert 'id="tutorial-again"' in done and reverse("games:tutorial") in done
+    # the restore step still came: the orb was destroyed on an earlier turn (R93)
+    assert _orb(fresh, user)["face_up"] and "turned your Orb of Brutality face up again" in done
+
+
+def test_an_advance_into_an_empty_territory_is_followed_and_explained() -> None:
+    """A legal move off the guide: the newcomer advances into the empty Cave instead of Blue's City. No
+    battle comes; the step-7 hint says why and how to see one, and the restore step is still announced."""
+    user = verified_user("newcomer@example.com", "Newcomer")
+    game = services.tutorial_start(user=user)
+    cave = next(t["id"] for t in _view(game, user)["map"] if t.get("tile") == "cave")
+    for payload in (
+        {"type": "redistribute", "moves": [{"from": "castle", "to": "t1", "knights": 1}]},
+        {"type": "advance", "to": cave, "knights": 2},
+    ):
+        fresh = game_get(game.pk)
+        assert fresh is not None
+        services.action_submit(game_id=game.pk, user=user, payload=payload, expected_seq=fresh.seq)
+    fresh = game_get(game.pk)
+    assert fresh is not None
+    hint = _hint(fresh, user)
+    assert hint["step"] == 7 and hint["act"] == "end_turn"
+    assert hint["note"].startswith("No battle this turn: you did not advance into a territory Blue holds.")
+    assert "your Orb of Brutality will turn face up" in hint["text"]
+
+
+def test_a_fracture_spent_early_changes_the_battle_hints() -> None:
+    """The newcomer plays Fracture in the free window (on Blue's crown): the notes before the battle say
+    that nothing will stop Blue's Sceptre of Defiance, and the battle's sceptre window is not offered to a
+    player with no Fracture left (no hint asks for one)."""
+    user = verified_user("newcomer@example.com", "Newcomer")
+    game = services.tutorial_start(user=user)
+    services.action_submit(
+        game_id=game.pk,
+        user=user,
+        payload={"type": "fracture", "target": "crown_order"},
+        expected_seq=game.seq,
+    )
+    fresh = game_get(game.pk)
+    assert fresh is not None
+    hint = _hint(fresh, user)
+    assert hint["step"] == 2 and "nothing stops Blue's Sceptre of Defiance" in hint["note"]
+    for payload in (
+        {"type": "redistribute", "moves": [{"from": "castle", "to": "t1", "knights": 1}]},
+        {"type": "advance", "to": "t2", "knights": 3},
+    ):
+        fresh = game_get(game.pk)
+        assert fresh is not None
+        services.action_submit(game_id=game.pk, user=user, payload=payload, expected_seq=fresh.seq)
+    fresh = game_get(game.pk)
+    assert fresh is not None
+    hint = _hint(fresh, user)
+    assert hint["step"] == 6 and "Play Fracture" not in hint["text"]
+
+
+def _view(game: Game, user: User) -> engine.View:
+    gv = game_view(game, user, with_log=False)
+    assert gv.view is not None
+    return gv.view
+
+
+def test_the_guided_game_is_named_in_the_newcomers_language_and_not_counted_on_the_profile() -> None:
+    """The table's title is in the language the newcomer started it in; a finished guided game counts in
+    neither the games played nor the decisions of the public profile."""
+    user = verified_user("nybörjare@example.com", "Nybörjare")
+    with translation.override("sv"):
+        game = services.tutorial_start(user=user)
+    assert game.title == "Guidat första parti"
+    services.action_submit(
+        game_id=game.pk, user=user, payload={"type": "end_turn"}, expected_seq=game.seq, source="web"
+    )
+    assert ActionRecord.objects.filter(game=game, source="web", payload__type="end_turn").exists()
+    Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED, winners=[0])
+    game.seats.filter(number=0).update(final_rank=1)
+    profile = selectors.player_profile(user, user)
+    assert (profile.played, profile.won, profile.decisions, profile.missed) == (0, 0, 0, 0)
 
 
 def test_finished_guided_games_stay_out_of_the_archive() -> None:

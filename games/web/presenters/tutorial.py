@@ -1,22 +1,25 @@
 """The hints of the guided first game (issue 15): one line per step of the newcomer's guided turn, read from
-the position itself (so a wrong but legal move is simply followed by the hint for where the game now
-stands, and an illegal one is refused with its reason and rule as everywhere), with the control to use.
+the position itself (so a wrong but legal move is followed by the hint for where the game now stands, with a
+note saying what the move changed, and an illegal one is refused with its reason and rule as everywhere),
+with the control to use.
 
 Steps (the rulebook's turn, R26): 1 knights placed (automatic), 2 a resource card, 3 the crown, 4 the
 redistribution, 5 the advance, 6 the battle (Fracture window, conflict card, support cards, orb window),
-7 end of the turn and the restore step.
+7 end of the turn and the restore step (R93: the Orb of Brutality, fractured on Blue's last turn, turns
+face up again).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.utils.translation import gettext as _
 
 from games import engine
-from games.engine import ActionType, Phase
+from games.engine import ActionType, CardKind, Phase
 from games.services import GUIDED_TURN
-from games.web.presenters.common import actions_by_type, crown_of
+from games.web.presenters.common import actions_by_type, artefact_owner, crown_of
 
 #: How many steps the guided turn has.
 STEPS = 7
@@ -24,27 +27,95 @@ STEPS = 7
 #: The newcomer's seat.
 SEAT = 0
 
+_ACT = re.compile(r'form\[data-act="([a-z_]+)"\]')
+_FORMS = {"#redistribute-form": ActionType.REDISTRIBUTE, "#advance-form": ActionType.ADVANCE}
 
-def _hint(step: int, text: str, target: str = "", fill: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A hint: ``step`` of :data:`STEPS`, the sentence, the CSS selector of the control (``target``) and
-    the form values it suggests (``fill``, field name -> value)."""
-    return {"step": step, "of": STEPS, "text": text, "target": target, "fill": fill or {}, "done": False}
+
+def _hint(
+    step: int, text: str, target: str = "", fill: dict[str, Any] | None = None, note: str = ""
+) -> dict[str, Any]:
+    """A hint: ``step`` of :data:`STEPS`, the sentence, the CSS selector of the control (``target``), the
+    action type that control sends (``act``, ``""`` for none), the form values it suggests (``fill``, field
+    name -> value) and a ``note`` on what an earlier move changed (``""`` for none)."""
+    found = _ACT.fullmatch(target)
+    act = found.group(1) if found else str(_FORMS.get(target, ""))
+    return {
+        "step": step,
+        "of": STEPS,
+        "text": text,
+        "target": target,
+        "act": act,
+        "fill": fill or {},
+        "note": note,
+        "done": False,
+        "battle": False,
+        "won": False,
+        "restored": [],
+    }
+
+
+def _me(view: engine.View) -> engine.PlayerView:
+    return view["players"][SEAT]
+
+
+def _spent(view: engine.View, card: str) -> bool:
+    """Is ``card`` (a content id) on the newcomer's discard pile?"""
+    return any(c.get("card") == card for c in _me(view)["discard"])
+
+
+def _fought(view: engine.View) -> bool:
+    """Has the newcomer fought the guided turn's battle? A conflict card on the discard pile says so (R80)."""
+    return any(c.get("kind") == CardKind.CONFLICT for c in _me(view)["discard"])
+
+
+def _city_taken(view: engine.View) -> bool:
+    city = next((t for t in view["map"] if t.get("tile") == "city"), None)
+    return city is not None and city.get("owner") == SEAT
+
+
+def _to_restore(view: engine.View) -> list[str]:
+    """The names of the newcomer's face-down artefacts that the restore step of this turn turns face up:
+    destroyed on an earlier turn (R93, R94)."""
+    return [
+        a["name"]
+        for a in _me(view)["artefacts"]
+        if not a["face_up"] and a["destroyed_on"] is not None and a["destroyed_on"] < view["turn"]
+    ]
+
+
+def _respond_targets(groups: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """The artefacts a legal ``respond`` could fracture now (empty: only a pass)."""
+    return sorted({t for a in groups.get(ActionType.RESPOND, []) for t in a.get("fracture") or []})
 
 
 def _battle_hint(view: engine.View, groups: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     """Step 6: the part of the battle the newcomer is in (R64–R81)."""
     window = view["window"]
+    targets = _respond_targets(groups)
     if ActionType.RESPOND in groups and window is not None and window["kind"] == "sceptre":
-        return _hint(
-            6,
-            _(
-                "Battle step 3, a Fracture window: Blue's Sceptre of Defiance would make you discard a "
-                "random card. Choose it and press “Play Fracture”."
-            ),
-            'form[data-act="respond"]',
-            {"fracture": "sceptre_defiance"},
-        )
+        if "sceptre_defiance" in targets:
+            return _hint(
+                6,
+                _(
+                    "Battle step 3, a Fracture window: Blue's Sceptre of Defiance would make you discard a "
+                    "random card. Choose it and press “Play Fracture”."
+                ),
+                'form[data-act="respond"]',
+                {"fracture": "sceptre_defiance"},
+            )
+        return _hint(6, _("Battle step 3, a Fracture window: press “Pass”."), 'form[data-act="respond"]')
     if ActionType.RESPOND in groups:
+        if targets:
+            names = ", ".join(artefact_owner(view, t)[1] for t in targets)
+            return _hint(
+                6,
+                _(
+                    "Battle step 7, the orb window: a Fracture on %(orbs)s would stop it; keep your card and "
+                    "press “Pass”, or play it."
+                )
+                % {"orbs": names},
+                'form[data-act="respond"]',
+            )
         return _hint(
             6,
             _("Battle step 7, the orb window: you have no Fracture left, so press “Pass”."),
@@ -70,10 +141,54 @@ def _battle_hint(view: engine.View, groups: dict[str, list[dict[str, Any]]]) -> 
     return _hint(6, _("The battle goes on: Blue is deciding. The page updates by itself."))
 
 
+def _before_battle_note(view: engine.View) -> str:
+    """What the newcomer should know before the battle: the orb that Blue fractured, or a Fracture already
+    spent (then Blue's Sceptre of Defiance will apply, R64–R66)."""
+    if _spent(view, "fracture"):
+        return _(
+            "You have already played your Fracture, so in the battle nothing stops Blue's Sceptre of "
+            "Defiance."
+        )
+    down = _to_restore(view)
+    if down:
+        return _(
+            "Blue fractured your %(artefacts)s on its last turn: it lies face down on your panel and does "
+            "nothing until the restore step at the end of this turn."
+        ) % {"artefacts": ", ".join(down)}
+    return ""
+
+
+def _end_hint(view: engine.View) -> dict[str, Any]:
+    """Step 7: the end of the turn and what its restore step will turn face up (R93), with a note when the
+    turn had no battle or the battle was lost."""
+    crown = crown_of(_me(view))
+    restore = _to_restore(view)
+    if restore:
+        text = _(
+            "Step 7: end your turn. Its last step restores artefacts destroyed on an earlier turn: your "
+            "%(artefacts)s will turn face up. Press “End my turn”."
+        ) % {"artefacts": ", ".join(restore)}
+    else:
+        text = _(
+            "Step 7: end your turn. Its last step restores artefacts destroyed on an earlier turn; you used "
+            "the %(crown)s, and it is ready again next turn. Press “End my turn”."
+        ) % {"crown": crown["name"] if crown is not None else ""}
+    note = ""
+    if not _fought(view):
+        note = _(
+            "No battle this turn: you did not advance into a territory Blue holds. To see a battle, start "
+            "the guided game again and advance into the City."
+        )
+    elif not _city_taken(view):
+        note = _("Blue kept the City: a battle is won only by the higher combat score (R73).")
+    return _hint(7, text, 'form[data-act="end_turn"]', note=note)
+
+
 def _window_hint(view: engine.View, groups: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     """Steps 2–5 and 7 in the free window of the guided turn."""
-    me = view["players"][SEAT]
-    city = next((t for t in view["map"] if t.get("tile") == "city"), None)
+    if _city_taken(view) or view["manoeuvres_left"] == 0:  # the manoeuvre is spent: the end comes next
+        return _end_hint(view)
+    note = "" if _fought(view) else _before_battle_note(view)
     if ActionType.CALL_TO_ARMS in groups:
         return _hint(
             2,
@@ -82,6 +197,7 @@ def _window_hint(view: engine.View, groups: dict[str, list[dict[str, Any]]]) -> 
                 "card. Press “Play Call to Arms (+2 knights)”."
             ),
             'form[data-act="call_to_arms"]',
+            note=note,
         )
     if ActionType.USE_CROWN in groups and not view["crown_used"]:
         return _hint(
@@ -91,6 +207,7 @@ def _window_hint(view: engine.View, groups: dict[str, list[dict[str, Any]]]) -> 
                 "your manoeuvre: press “Use the Crown of Vitality”."
             ),
             'form[data-act="use_crown"]',
+            note=note,
         )
     if view["manoeuvres_left"] > 0 and ActionType.REDISTRIBUTE in groups:
         return _hint(
@@ -101,35 +218,51 @@ def _window_hint(view: engine.View, groups: dict[str, list[dict[str, Any]]]) -> 
             ),
             "#redistribute-form",
             {"from": "castle", "to": "t5", "knights": 2},
-        )
-    if (city is not None and city.get("owner") == SEAT) or view["manoeuvres_left"] == 0:
-        crown = crown_of(me)
-        name = crown["name"] if crown is not None else ""
-        return _hint(
-            7,
-            _(
-                "Step 7: end your turn. At its end your destroyed artefacts come back face up (restore, "
-                "step 9); you used the %(crown)s, and it is ready again next turn. Press “End my turn”."
-            )
-            % {"crown": name},
-            'form[data-act="end_turn"]',
+            note=note,
         )
     return _hint(
         5,
         _("Your manoeuvre is waiting: advance now, or end your turn."),
         'form[data-act="end_turn"]',
+        note=note,
     )
+
+
+def _done(view: engine.View) -> dict[str, Any]:
+    """The guided turn is over: what it held (a battle won or lost, or none) and what the restore step
+    turned face up."""
+    fought, won = _fought(view), _city_taken(view)
+    if not fought:
+        text = _("Your turn is over, but it had no battle: start the guided game again to try one.")
+    elif won:
+        text = _("You have played a whole turn and taken the City.")
+    else:
+        text = _("You have played a whole turn; Blue kept the City this time.")
+    restored = [a["name"] for a in _me(view)["artefacts"] if a["id"] == "orb_brutality" and a["face_up"]]
+    note = (
+        _(
+            "The restore step at the end of your turn turned your %(artefacts)s face up again (R93): see "
+            "your panel."
+        )
+        % {"artefacts": ", ".join(restored)}
+        if restored
+        else ""
+    )
+    return {**_hint(STEPS, text, note=note), "done": True, "battle": fought, "won": won, "restored": restored}
 
 
 def tutorial_model(view: engine.View, legal: list[dict[str, Any]]) -> dict[str, Any]:
     """The hint for where the guided first game stands, for the newcomer (seat 0).
 
     Returns:
-        ``{"step", "of", "text", "target" (CSS selector of the control, may be ""), "fill" (suggested form
-        values), "done"}``; ``done`` is true once the guided turn has ended.
+        ``{"step", "of", "text", "target" (CSS selector of the control, may be ""), "act" (the action type
+        that control sends, or ""), "fill" (suggested form values), "note" (what an earlier move changed,
+        or ""), "done", "battle" and "won" (once done: was the City attacked, and taken), "restored" (once
+        done: the artefact names the restore step turned face up, R93)}``; ``done`` is true once the
+        guided turn has ended.
     """
     if view["turn"] > GUIDED_TURN or view["phase"] == Phase.OVER:
-        return {**_hint(STEPS, _("You have played a whole turn.")), "done": True}
+        return _done(view)
     groups = actions_by_type(legal)
     phase = view["phase"]
     if phase == Phase.VITALITY:
@@ -155,6 +288,7 @@ def tutorial_model(view: engine.View, legal: list[dict[str, Any]]) -> dict[str, 
             ),
             "#advance-form",
             {"to": "t2", "knights": 6},
+            note=_before_battle_note(view),
         )
     if phase in (Phase.BATTLE, Phase.RESPONSE, Phase.CHOICE) and view["battle"] is not None:
         return _battle_hint(view, groups)
