@@ -21,6 +21,7 @@ from games.rulebook import (
     link_rules,
     opening_state,
     rule_anchor,
+    setup_state,
     supply_state,
 )
 from games.web.presenters.why_not import why_not
@@ -207,6 +208,55 @@ def test_why_cant_i_names_each_unavailable_move_with_its_rule() -> None:
     assert any(t.startswith("Crown of Vitality: face down") for t in texts)
     opening = _why(opening_state(), 0)
     assert opening == []  # advance, crown and Fracture are all available
+
+
+def test_why_cant_i_explains_redistribution_the_crown_of_order_and_the_battle() -> None:
+    """Issue 15: no redistribution with no territory (R43) or with every territory cut off (R46); the Crown
+    of Order with no card discarded on a previous turn does nothing (R101, the issue's example); in a
+    battle, no conflict card in hand counts as 0 (R68) and no support cards in the Mountains (R71)."""
+    start = _why(setup_state(), 1)  # blue's first turn: only its castle
+    assert [r["rule"] for r in start] == ["R43", "R101"]
+    assert start[0]["text"].startswith("No redistribution: you control no territory yet")
+    assert (
+        start[1]["text"]
+        == "Crown of Order: no card discarded on a previous turn, so using it now does nothing."
+    )
+    assert start[1]["anchor"] == "cards"
+    cut_off = engine.to_dict(supply_state())
+    cut_off["active"] = 0  # red holds only the Grasslands, which has no line of supply (R48)
+    assert "R46" in [r["rule"] for r in _why(engine.from_dict(cut_off), 0)]
+    window = battle_frames()[0][1]  # battle step 3: red attacks the City
+    assert _why(window, 0) == [] and _why(window, 1) == []
+    data = engine.to_dict(window)
+    cards = engine.load_content("default").cards
+    data["players"][0]["hand"] = [c for c in data["players"][0]["hand"] if cards[c].kind != "conflict"]
+    data["tiles"][2] = "mountains"
+    reasons = _why(engine.from_dict(data), 0)
+    assert [r["rule"] for r in reasons] == ["R68", "R71"]
+    assert [r["anchor"] for r in reasons] == ["battle", "battle"]
+    assert [r["rule"] for r in _why(engine.from_dict(data), 1)] == ["R71"]  # blue has conflict cards
+
+
+@pytest.mark.django_db
+def test_cards_and_artefacts_in_a_battle_show_what_they_do() -> None:
+    """Issue 15: in a battle the Fracture window lists each artefact with its owner and text, and the
+    support cards played show their full text (not only a name and a number)."""
+    content = engine.load_content("default")
+    window = game_from_state(battle_frames()[0][1])  # the sceptre window, red to answer
+    user = window.seats.get(number=0).user
+    assert user is not None
+    page = client_for(user).get(reverse("games:detail", args=[window.pk])).content.decode()
+    with translation.override("en"):
+        defiance = artefact_text("sceptre_defiance", content)["text"]
+        assert 'class="window-artefacts"' in page and defiance.replace("'", "&#x27;") in page
+        support = game_from_state(battle_frames()[3][1])  # both sides' support played
+        user = support.seats.get(number=1).user
+        assert user is not None
+        page = client_for(user).get(reverse("games:detail", args=[support.pk])).content.decode()
+        table = page[page.index('<ul class="table-cards">') :]
+        table = table[: table.index("</ul>")]
+        for card in ("war_banner", "rallying_cry"):
+            assert card_text(card, content).replace("'", "&#x27;") in table
 
 
 @pytest.mark.django_db

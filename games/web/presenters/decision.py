@@ -190,7 +190,8 @@ def _respond_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
     return {
         "kind": window["kind"] if window is not None else None,
         "opener": ctx.name(window["opener"]) if window is not None else "",
-        "window_targets": [artefact_owner(view, t)[1] for t in window["targets"]] if window else [],
+        # each artefact of the window with its owner and what it does (issue 15)
+        "window_targets": [_window_artefact(ctx, t) for t in window["targets"]] if window else [],
         # in turn (R37, issue 14): one target, played at once, after the answers of the seats before
         "in_turn": in_turn,
         "answers": answers,
@@ -203,6 +204,16 @@ def _respond_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
         ],
         "ranks": range(1, 2 if in_turn else len(targets) + 1),
     }
+
+
+def _window_artefact(ctx: _Context, art_id: str) -> dict[str, str]:
+    """An artefact of a response window: ``{"name", "who" (its owner's name), "text" (when and what, as
+    :func:`games.components.localize_view` wrote it)}``."""
+    for player in ctx.view["players"]:
+        for art in player["artefacts"]:
+            if art["id"] == art_id:
+                return {"name": art["name"], "who": ctx.name(player["seat"]), "text": str(art.get("text", ""))}
+    return {"name": art_id, "who": "", "text": ""}
 
 
 def _card(ctx: _Context, card_id: Any) -> engine.CardView | dict[str, Any]:

@@ -35,7 +35,9 @@ def _advance_reason(view: engine.View, me: engine.PlayerView) -> dict[str, str]:
 
 
 def _crown_reason(view: engine.View, me: engine.PlayerView) -> dict[str, str] | None:
-    """Why the viewer's crown cannot be used in this free window (R39, R41, R93)."""
+    """Why the viewer's crown cannot be used in this free window (R39, R41, R93). Every face-up crown not
+    yet used this turn can be (the Crown of Order with no card to return too, R101), except Corruption
+    with no artefact to target (Q31)."""
     crown = crown_of(me)
     if crown is None:
         return None
@@ -48,12 +50,59 @@ def _crown_reason(view: engine.View, me: engine.PlayerView) -> dict[str, str] | 
         )
     if view["crown_used"]:
         return _entry(_("%(crown)s: already used this turn.") % {"crown": name}, "R39")
-    if crown["ability"] == "order":
-        return _entry(
-            _("%(crown)s: no card in your discard pile was discarded on a previous turn.") % {"crown": name},
-            "R41",
+    return _entry(_("%(crown)s: no other face-up artefact to act on.") % {"crown": name}, "R41")
+
+
+def _crown_idle(me: engine.PlayerView, uses: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """A crown the viewer may use but to no effect: the Crown of Order with no card discarded on a previous
+    turn (R41, R101)."""
+    crown = crown_of(me)
+    if crown is None or crown["ability"] != "order" or any(u.get("card") for u in uses):
+        return []
+    return [
+        _entry(
+            _("%(crown)s: no card discarded on a previous turn, so using it now does nothing.")
+            % {"crown": crown["name"]},
+            "R101",
         )
-    return _entry(_("%(crown)s: there is nothing it could act on right now.") % {"crown": name}, "R41")
+    ]
+
+
+def _redistribution_reason(view: engine.View, seat: int) -> dict[str, str]:
+    """Why the viewer cannot start a manoeuvre with a redistribution (R43, R45, R46)."""
+    mine = [t for t in view["map"] if t.get("owner") == seat and t["kind"] == "territory"]
+    if not mine:
+        return _entry(
+            _("No redistribution: you control no territory yet, so your knights can only advance."), "R43"
+        )
+    if not any(t.get("supplied") for t in mine):
+        return _entry(
+            _("No redistribution: none of your territories has a line of supply, so all are frozen."), "R46"
+        )
+    return _entry(
+        _(
+            "No redistribution: every move would leave a territory empty or over its capacity; you can still "
+            "advance."
+        ),
+        "R45",
+    )
+
+
+def _battle_reasons(view: engine.View, seat: int) -> list[dict[str, str]]:
+    """What the viewer, fighting in the battle, cannot play in it: no support cards in the Mountains (R71),
+    no conflict card in hand (R68)."""
+    battle = view["battle"]
+    if battle is None or seat not in (battle["attacker"]["seat"], battle["defender"]["seat"]):
+        return []
+    hand = view["players"][seat].get("hand", [])
+    tile = next((t for t in view["map"] if t["id"] == battle["pos"]), None)
+    out = []
+    if battle["step"] <= 4 and not any(c["kind"] == engine.CardKind.CONFLICT for c in hand):
+        out.append(_entry(_("No conflict card in your hand: you count as having played a 0."), "R68"))
+    mountains = tile is not None and tile.get("tile") == "mountains"
+    if mountains and battle["step"] <= 5 and any(c["kind"] == engine.CardKind.SUPPORT for c in hand):
+        out.append(_entry(_("No support cards: nobody may play any in a battle for the Mountains."), "R71"))
+    return out
 
 
 def why_not(view: engine.View, legal: list[dict[str, Any]], seat: int | None) -> list[dict[str, str]]:
@@ -65,10 +114,14 @@ def why_not(view: engine.View, legal: list[dict[str, Any]], seat: int | None) ->
         seat: the viewer's seat (``None``: a spectator, who gets nothing).
 
     Returns:
-        ``[{"text", "rule" ("R28"), "anchor" (of /rules/)}]``; empty when it is not the viewer's own free
-        window or manoeuvre.
+        ``[{"text", "rule" ("R28"), "anchor" (of /rules/)}]``; empty when it is neither the viewer's own
+        free window or manoeuvre nor a battle the viewer fights in.
     """
-    if seat is None or view["active"] != seat or view["phase"] not in (Phase.WINDOW, Phase.MANOEUVRE):
+    if seat is None:
+        return []
+    if view["battle"] is not None:
+        return _battle_reasons(view, seat)
+    if view["active"] != seat or view["phase"] not in (Phase.WINDOW, Phase.MANOEUVRE):
         return []
     me = view["players"][seat]
     groups = actions_by_type(legal)
@@ -80,15 +133,15 @@ def why_not(view: engine.View, legal: list[dict[str, Any]], seat: int | None) ->
             _entry(_("Cards, crown and End turn: finish this manoeuvre first (advance or decline)."), "R28")
         )
         return out
+    if view["manoeuvres_left"] > 0 and ActionType.REDISTRIBUTE not in groups:
+        out.append(_redistribution_reason(view, seat))
     if ActionType.USE_CROWN not in groups:
         reason = _crown_reason(view, me)
         if reason is not None:
             out.append(reason)
+    else:
+        out.extend(_crown_idle(me, groups[ActionType.USE_CROWN]))
     effects = {str(c.get("card")) for c in me.get("hand", []) if c["kind"] == engine.CardKind.RESOURCE}
     if "fracture" in effects and ActionType.FRACTURE not in groups:
         out.append(_entry(_("Fracture: no other player has a face-up artefact."), "R36"))
-    if "call_to_arms" in effects and ActionType.CALL_TO_ARMS not in groups:
-        out.append(_entry(_("Call to Arms: it cannot be played right now."), "R34"))
-    if "tactical_advance" in effects and ActionType.TACTICAL_ADVANCE not in groups:
-        out.append(_entry(_("Tactical Advance: it cannot be played right now."), "R35"))
     return out
