@@ -435,7 +435,9 @@ def player_profile(user: User, viewer: User | Any) -> PlayerProfile:
     games = [s.game for s in seats.filter(visible).distinct().order_by("-game__updated_at")[:200]]
     finished_seats = Seat.objects.filter(user=user, game__status=Game.Status.FINISHED, game__tutorial=False)
     mine = Seat.objects.filter(user=user, game_id=OuterRef("game_id"), number=OuterRef("seat"))
-    closers = ActionRecord.objects.filter(Exists(mine), game__tutorial=False, payload__type__in=DEADLINE_CLOSERS)
+    closers = ActionRecord.objects.filter(
+        Exists(mine), game__tutorial=False, payload__type__in=DEADLINE_CLOSERS
+    )
     counts = closers.aggregate(
         met=Count("pk", filter=Q(source__in=["web", "email", "api", "standing"])),
         # a timeout, or a bot standing in for the absent player

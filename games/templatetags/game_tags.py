@@ -10,11 +10,23 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from games.components import OPTION_NAMES
+from games.components import DEFAULT_CONTENT, OPTION_NAMES, content_of
 from games.engine import ActionType, CardKind
 from games.rulebook import SECTIONS, link_rules
 
 register = template.Library()
+
+
+@register.simple_tag
+def content_numbers(spec: Any = DEFAULT_CONTENT) -> dict[str, Any]:
+    """``{% content_numbers page.view.content.id as nums %}``: the fixed numbers of content set ``spec``
+    (``nums.dice_per_player`` = 10 dice, ``nums.default_capacity`` = 6 knights, …, content.md §1) plus
+    ``deck_size`` (cards in each deck), so the page's sentences follow the content data (issue 15). An
+    unknown set gives the default set's numbers."""
+    content = content_of(str(spec or DEFAULT_CONTENT)) or content_of(DEFAULT_CONTENT)
+    if content is None:  # the shipped default set always loads; nothing to show otherwise
+        return {}
+    return {**content.numbers, "deck_size": len(content.cards)}
 
 
 @register.filter

@@ -114,8 +114,12 @@ def healthz(request: HttpRequest) -> HttpResponse:
 
 def rules(request: HttpRequest) -> HttpResponse:
     """The rules reference (issue 15): every rule in our words with anchors, the components generated from
-    the content set, diagrams and the worked battle example drawn by the game's map renderer."""
-    model = rules_model()
+    the content set (``?content=abbey``; default ``default``; an unknown set is a 404), diagrams and the
+    worked battle example drawn by the game's map renderer."""
+    try:
+        model = rules_model(request.GET.get("content") or "default")
+    except KeyError:
+        raise Http404(_("No such content set.")) from None
     return render(request, "rules/rules.html", {"m": model, "vp": model["numbers"]["victory_vp"]})
 
 

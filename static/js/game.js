@@ -3,8 +3,8 @@
  *   castle or territories fills the redistribution form (first "from", then "to").
  * - The knight count of the advance form follows the chosen target's maximum.
  * - Log entries added since your last visit are marked (remembered in localStorage per game).
- * - Tapping, clicking or focusing a tile shows what it is and does in the "about this tile" panel under the
- *   map (never over the decision panel); hovering shows the same text as the SVG's native tooltip.
+ * - Hovering, tapping, clicking or focusing a tile shows what it is and does in the "about this tile" panel
+ *   under the map (never over the decision panel); the SVG's native tooltip shows the same text on hover.
  */
 (function () {
   "use strict";
@@ -81,6 +81,10 @@
   document.addEventListener("focusin", function (event) {
     var tile = event.target.closest && event.target.closest(".tile[data-pos]");
     if (tile) showAbout(tile);
+  });
+  document.addEventListener("mouseover", function (event) {
+    var tile = event.target.closest && event.target.closest(".tile[data-pos]");
+    if (tile && !tile.contains(event.relatedTarget)) showAbout(tile);
   });
   document.addEventListener("keydown", function (event) {
     if (event.key !== "Enter" && event.key !== " ") return;

@@ -118,6 +118,53 @@ def test_the_rules_reference_passes_axe_and_its_tiles_explain_themselves(
     assert overflow <= 0, f"the rules page scrolls sideways by {overflow}px"
 
 
+#: Is the centre of every control of the decision panel the topmost element there (nothing covers it)?
+UNCOVERED = """() => [...document.querySelectorAll('#decision button, #decision select')].every(el => {
+  const r = el.getBoundingClientRect(); if (!r.width) return true;
+  const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return !top || el.contains(top) || top.contains(el) || top.closest('#decision') !== null; })"""
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_game_page_explains_tiles_artefacts_and_cards(web: Web, viewport: dict[str, int]) -> None:
+    """Issue 15: on the game page a tile's "about this tile" panel fills on mouse hover alone (desktop), on
+    keyboard focus, and on a tap (phone); the artefacts on the player panels and the cards in hand show
+    their texts (trigger and effect) without any gesture; and on a phone the about panel, once filled,
+    covers no control of the decision panel."""
+    phone = viewport is PHONE
+    user = create_user("newcomer@example.com", display_name="Newcomer")
+    page = login_context(web, user, viewport, has_touch=phone).new_page()
+    page.goto("/")
+    page.get_by_role("button", name="Guided first game").click()
+    about = page.locator("#tile-about")
+    if phone:
+        page.locator("#tile-t6").tap()
+        expect(about).to_contain_text("Fort")
+    else:
+        page.locator("#tile-t6").hover()
+        expect(about).to_contain_text("Fort")
+        expect(about).to_contain_text("the defender gets +1")
+    page.locator("#tile-t1").focus()
+    expect(about).to_contain_text("Forest")
+    rage = page.locator(".artefact", has_text="Sceptre of Rage").first
+    expect(rage.locator(".art-text")).to_be_visible()
+    expect(rage.locator(".art-text")).to_contain_text("When you attack")
+    assert "When you attack" in (rage.get_attribute("title") or "")
+    orb = page.locator(".artefact", has_text="Orb of Brutality").first
+    expect(orb).to_contain_text("destroyed on turn 5")  # Blue fractured it; the restore step brings it back
+    heroic = page.locator("#hand .card", has_text="Heroic Assault").first
+    expect(heroic.locator(".card-text")).to_be_visible()
+    assert page.evaluate(UNCOVERED), "something covers the decision panel"
+    if phone:
+        box, decision = about.bounding_box(), page.locator("#decision").bounding_box()
+        assert box is not None and decision is not None
+        overlap = min(box["y"] + box["height"], decision["y"] + decision["height"]) - max(
+            box["y"], decision["y"]
+        )
+        assert overlap <= 0, "the about panel overlaps the decision panel"
+    web.assert_clean()
+
+
 def test_the_game_page_tile_panel_opens_on_focus(web: Web) -> None:
     """On the game page, focusing a tile with the keyboard fills the "about this tile" panel under the map."""
     user = create_user("newcomer@example.com", display_name="Newcomer")

@@ -32,8 +32,9 @@ from tests.web.test_pages import HX, active_user, alice, bob, client_for, duel, 
 LANGS = ("en", "sv", "pl", "ko")
 
 
-def _rules_page(lang: str) -> str:
-    response = Client().get(reverse("games:rules"), HTTP_ACCEPT_LANGUAGE=lang)
+def _rules_page(lang: str, spec: str = "") -> str:
+    query = {"content": spec} if spec else {}
+    response = Client().get(reverse("games:rules"), query, HTTP_ACCEPT_LANGUAGE=lang)
     assert response.status_code == 200
     return response.content.decode()
 
@@ -43,13 +44,20 @@ def _ids(page: str) -> set[str]:
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("spec", ["default", "abbey"])
 @pytest.mark.parametrize("lang", LANGS)
-def test_every_component_of_the_content_set_is_on_the_rules_page_in_every_language(lang: str) -> None:
+def test_every_component_of_the_content_set_is_on_the_rules_page_in_every_language(
+    lang: str, spec: str
+) -> None:
     """Issue 15: every territory type, artefact and card of the content data appears on /rules/ with its
-    name in the page's language and its ability text; the page is generated from the content set."""
-    page = _rules_page(lang)
-    content = engine.load_content("default")
+    name in the page's language and its ability text; the page is generated from the content set (the
+    Abbey reading's at ``?content=abbey``), and outside English no ability sentence is left in English."""
+    page = _rules_page(lang, "" if spec == "default" else spec)
+    content = engine.load_content(spec)
     ids = _ids(page)
+    with translation.override("en"):
+        english = {art_id: artefact_text(art_id, content)["does"] for art_id in content.artefacts}
+        english |= {card.id: card_text(card.id, content) for card in content.cards}
     with translation.override(lang):
         for type_id in content.territory_types:
             assert f"territory-{type_id}" in ids
@@ -59,12 +67,36 @@ def test_every_component_of_the_content_set_is_on_the_rules_page_in_every_langua
         for art_id in content.artefacts:
             assert f"artefact-{art_id}" in ids
             assert engine.artefact_name(content, art_id, lang) in page
-            assert artefact_text(art_id, content)["does"].replace("'", "&#x27;") in page
+            does = artefact_text(art_id, content)["does"]
+            assert does.replace("'", "&#x27;") in page
+            assert lang == "en" or does != english[art_id], (lang, art_id, does)
         for card in content.cards:
             assert f"card-{card.id}" in ids
             assert engine.card_name(content, card.id, lang) in page
-            assert card_text(card.id, content).replace("'", "&#x27;") in page
+            text = card_text(card.id, content)
+            assert text.replace("'", "&#x27;") in page
+            assert lang == "en" or text != english[card.id], (lang, card.id, text)
     assert f'<html lang="{lang}"' in page
+
+
+@pytest.mark.django_db
+def test_the_rules_page_lists_the_abbey_reading_on_request() -> None:
+    """``?content=abbey`` lists the Abbey reading's components (its Shrine has no conquest ability, the
+    standard Shrine places a knight); an unknown set is a 404, not a 500."""
+    with translation.override("en"):
+        standard = " ".join(territory_text("shrine", engine.load_content("default")))
+        abbey = " ".join(territory_text("shrine", engine.load_content("abbey")))
+    assert standard != abbey
+
+    def shrine(page: str) -> str:
+        row = page[page.index('<tr id="territory-shrine">') :]
+        return row[: row.index("</tr>")]
+
+    assert standard in shrine(_rules_page("en")) and abbey not in shrine(_rules_page("en"))
+    page = _rules_page("en", "abbey")
+    assert abbey in shrine(page) and standard not in shrine(page)
+    assert 'aria-current="page">Abbey reading' in page
+    assert Client().get(reverse("games:rules"), {"content": "nope"}).status_code == 404
 
 
 @pytest.mark.django_db

@@ -212,7 +212,11 @@ def _window_artefact(ctx: _Context, art_id: str) -> dict[str, str]:
     for player in ctx.view["players"]:
         for art in player["artefacts"]:
             if art["id"] == art_id:
-                return {"name": art["name"], "who": ctx.name(player["seat"]), "text": str(art.get("text", ""))}
+                return {
+                    "name": art["name"],
+                    "who": ctx.name(player["seat"]),
+                    "text": str(art.get("text", "")),
+                }
     return {"name": art_id, "who": "", "text": ""}
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from games import engine
 from games.components import (
@@ -137,15 +138,31 @@ def _example() -> list[dict[str, Any]]:
     return frames
 
 
-def rules_model() -> dict[str, Any]:
-    """Everything ``/rules/`` shows, in the active language.
+#: The content sets ``/rules/?content=`` can list, with their labels (the shipped sets of
+#: :data:`games.engine.content.CONTENT_SETS`).
+CONTENT_LABELS = {
+    "default": gettext_lazy("Standard"),
+    "abbey": gettext_lazy("Abbey reading (Swedish and Polish editions)"),
+}
+
+
+def rules_model(spec: str = "default") -> dict[str, Any]:
+    """Everything ``/rules/`` shows, in the active language; the component lists (and the numbers in the
+    prose) come from content set ``spec`` (one of :data:`CONTENT_LABELS`), the diagrams from the default
+    set's guided-game setup.
 
     Returns:
         ``{"sections": [(anchor, title, "R12–R13")], "territories", "artefacts" (grouped by type:
-        ``{"crown": [...], ...}``), "cards", "options", "numbers" (the content's fixed numbers),
-        "diagrams": {"map", "advance", "redistribution", "supply"}, "example": [frame]}``.
+        ``{"crown": [...], ...}``), "cards", "options", "numbers" (the content's fixed numbers), "deck_size",
+        "diagrams": {"map", "advance", "redistribution", "supply"}, "example": [frame], "content" (``spec``),
+        "content_sets": [(spec, label)]}``.
+
+    Raises:
+        KeyError: ``spec`` is not a shipped content set.
     """
-    content = content_of("default")
+    if spec not in CONTENT_LABELS:
+        raise KeyError(spec)
+    content = content_of(spec)
     assert content is not None
     artefacts = _artefacts(content)
     return {
@@ -162,6 +179,7 @@ def rules_model() -> dict[str, Any]:
             {"key": key, "text": text, "rule": OPTION_RULES[key]} for key, text in OPTION_TEXTS.items()
         ],
         "numbers": content.numbers,
+        "deck_size": len(content.cards),
         "diagrams": {
             "map": _diagram(setup_state(), "d1-"),
             "advance": _diagram(opening_state(), "d2-", seat=0, show="advance"),
@@ -169,4 +187,6 @@ def rules_model() -> dict[str, Any]:
             "supply": _diagram(supply_state(), "d3-"),
         },
         "example": _example(),
+        "content": spec,
+        "content_sets": list(CONTENT_LABELS.items()),
     }
