@@ -168,16 +168,7 @@ def test_an_advance_into_an_empty_territory_is_followed_and_explained() -> None:
     user = verified_user("newcomer@example.com", "Newcomer")
     game = services.tutorial_start(user=user)
     cave = next(t["id"] for t in _view(game, user)["map"] if t.get("tile") == "cave")
-    for payload in (
-        {"type": "redistribute", "moves": [{"from": "castle", "to": "t1", "knights": 1}]},
-        {"type": "advance", "to": cave, "knights": 2},
-    ):
-        fresh = game_get(game.pk)
-        assert fresh is not None
-        services.action_submit(game_id=game.pk, user=user, payload=payload, expected_seq=fresh.seq)
-    fresh = game_get(game.pk)
-    assert fresh is not None
-    hint = _hint(fresh, user)
+    hint = _hint(_submit_all(game, user, _manoeuvre(cave, 2)), user)
     assert hint["step"] == 7 and hint["act"] == "end_turn"
     assert hint["note"].startswith("No battle this turn: you did not advance into a territory Blue holds.")
     assert "your Orb of Brutality will turn face up" in hint["text"]
@@ -199,17 +190,27 @@ def test_a_fracture_spent_early_changes_the_battle_hints() -> None:
     assert fresh is not None
     hint = _hint(fresh, user)
     assert hint["step"] == 2 and "nothing stops Blue's Sceptre of Defiance" in hint["note"]
-    for payload in (
+    hint = _hint(_submit_all(game, user, _manoeuvre("t2", 3)), user)
+    assert hint["step"] == 6 and "Play Fracture" not in hint["text"]
+
+
+def _manoeuvre(to: str, knights: int) -> list[dict[str, Any]]:
+    """A manoeuvre of the guided turn: 1 knight from the castle to the Forest, then an advance."""
+    return [
         {"type": "redistribute", "moves": [{"from": "castle", "to": "t1", "knights": 1}]},
-        {"type": "advance", "to": "t2", "knights": 3},
-    ):
+        {"type": "advance", "to": to, "knights": knights},
+    ]
+
+
+def _submit_all(game: Game, user: User, payloads: list[dict[str, Any]]) -> Game:
+    """Submit ``payloads`` in order as ``user`` through the service path; the game afterwards."""
+    for payload in payloads:
         fresh = game_get(game.pk)
         assert fresh is not None
         services.action_submit(game_id=game.pk, user=user, payload=payload, expected_seq=fresh.seq)
     fresh = game_get(game.pk)
     assert fresh is not None
-    hint = _hint(fresh, user)
-    assert hint["step"] == 6 and "Play Fracture" not in hint["text"]
+    return fresh
 
 
 def _view(game: Game, user: User) -> engine.View:
