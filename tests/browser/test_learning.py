@@ -74,6 +74,8 @@ def test_a_newcomer_completes_the_guided_game_using_only_its_hints(
         target = hint.get_attribute("data-target") or ""
         if target:
             expect(page.locator(".tutorial-target")).to_have_count(1)
+        if step == "7" and 7 not in seen[:-1]:  # the restore step ahead and "Why can't I…?" beside it
+            shot(page, f"tutorial-restore-{'phone' if viewport is PHONE else 'desktop'}", at="#decision")
         seq = page.locator("#game-header").get_attribute("data-seq")
         _follow(page, hint)
         page.wait_for_function(
@@ -144,6 +146,7 @@ def test_the_game_page_explains_tiles_artefacts_and_cards(web: Web, viewport: di
         page.locator("#tile-t6").hover()
         expect(about).to_contain_text("Fort")
         expect(about).to_contain_text("the defender gets +1")
+    shot(page, f"tile-about-{'phone' if phone else 'desktop'}", at="#board" if phone else None)
     page.locator("#tile-t1").focus()
     expect(about).to_contain_text("Forest")
     rage = page.locator(".artefact", has_text="Sceptre of Rage").first
