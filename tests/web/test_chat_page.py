@@ -465,6 +465,27 @@ def test_the_poll_brings_new_messages_and_is_cheap_when_nothing_changed(
     assert '<div id="chat" hx-swap-oob="true">' in body and "your move" in body
 
 
+def test_a_gg_after_the_end_reaches_the_other_players_open_page(
+    players: tuple[Game, User, User, User],
+) -> None:
+    """Issue 19: a finished game's page keeps polling while its reader has a chat channel, so the "gg" said
+    after the end arrives without a reload."""
+    game, alice, bob, _carol = players
+    Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED, winners=[0])
+    game.refresh_from_db()
+    client = client_for(alice)
+    body = page(client, game)
+    assert re.search(r'<div id="poller" hx-get="[^"]+" hx-include="#chat-state" hx-trigger="every', body)
+    state = chat_state(body)
+    assert poll(client, game, **state).status_code == 204
+    say(game, bob, "gg, well played")
+    response = poll(client, game, **state)
+    assert response.status_code == 200 and "gg, well played" in response.content.decode()
+    # a spectator reads the table once the game is over (and so waits for it too)
+    watcher = page(client_for(create_user(display_name="Watcher")), game)
+    assert "gg, well played" in watcher and 'id="poller" hx-get=' in watcher
+
+
 def test_a_private_message_appears_on_no_surface_of_a_third_player(
     players: tuple[Game, User, User, User],
 ) -> None:
