@@ -86,6 +86,20 @@
     var tile = event.target.closest && event.target.closest(".tile[data-pos]");
     if (tile && !tile.contains(event.relatedTarget)) showAbout(tile);
   });
+  // A map drawn as a diagram (/rules/) is one Tab stop: the arrow keys (and Home/End) move between its
+  // tiles, the tile with the focus keeping the only tabindex="0" (WAI-ARIA roving tabindex).
+  var ROVE = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+  document.addEventListener("keydown", function (event) {
+    var tile = event.target.closest && event.target.closest('svg[data-roving] .tile[data-pos]');
+    if (!tile || !(event.key in ROVE || event.key === "Home" || event.key === "End")) return;
+    var tiles = Array.prototype.slice.call(tile.closest("svg").querySelectorAll(".tile[data-pos]"));
+    var at = tiles.indexOf(tile);
+    var next = event.key === "Home" ? 0 : event.key === "End" ? tiles.length - 1 : (at + ROVE[event.key] + tiles.length) % tiles.length;
+    event.preventDefault();
+    tiles.forEach(function (t) { t.setAttribute("tabindex", "-1"); });
+    tiles[next].setAttribute("tabindex", "0");
+    tiles[next].focus();
+  });
   document.addEventListener("keydown", function (event) {
     if (event.key !== "Enter" && event.key !== " ") return;
     var tile = event.target.closest && event.target.closest(".tile[data-pos]");

@@ -97,7 +97,8 @@ def test_the_rules_reference_passes_axe_and_its_tiles_explain_themselves(
     web: Web, viewport: dict[str, int]
 ) -> None:
     """/rules/ has no serious axe violations; a diagram's tile has its text as an SVG tooltip (hover) and
-    shows it in the "about" box under the diagram on keyboard focus and on a tap."""
+    shows it in the "about" box under the diagram on keyboard focus and on a tap; each diagram is a single
+    Tab stop whose tiles the arrow keys visit."""
     ctx = web.browser.new_context(base_url=web.base_url, viewport=viewport, has_touch=viewport is PHONE)  # type: ignore[arg-type]
     web.contexts.append(ctx)
     page = ctx.new_page()
@@ -116,6 +117,14 @@ def test_the_rules_reference_passes_axe_and_its_tiles_explain_themselves(
     expect(about).to_contain_text("Fort")
     expect(about).to_contain_text("the defender gets +1")
     assert page.locator("#map .tile-about").get_attribute("aria-live") == "polite"
+    # each diagram is one Tab stop; the arrow keys move between its tiles (roving tabindex)
+    maps = page.locator("svg[data-roving]").count()
+    assert maps >= 10 and page.locator('svg[data-roving] .tile[tabindex="0"]').count() == maps
+    fort.focus()
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("document.activeElement.id") == "d1-tile-t7"
+    expect(about).to_contain_text("Cave")
+    assert page.locator('svg[data-roving] .tile[tabindex="0"]').count() == maps
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"the rules page scrolls sideways by {overflow}px"
 

@@ -60,6 +60,7 @@ def board_model(
     seat: int | None = None,
     prefix: str = "",
     interactive: bool = True,
+    roving: bool = False,
 ) -> dict[str, Any]:
     """The SVG map: per position its geometry, labels, owner style, supply, dispute and whether the viewer
     may pick it now (advance target or redistribution location). The game page and the diagrams of the
@@ -73,11 +74,13 @@ def board_model(
         seat: the viewer's seat (``None``: a spectator).
         prefix: put before the SVG's element ids, so several maps can share a page (``"d1-"``).
         interactive: whether tiles take keyboard focus (``False`` for a decorative icon).
+        roving: one Tab stop for the whole map, the arrow keys moving between its tiles (WAI-ARIA's roving
+            tabindex; the diagrams of ``/rules/``, so a page of many maps is not dozens of Tab stops).
 
     Returns:
         ``{"tiles": [tile dict per position], "viewbox": str, "seats": [seat_style per seat],
-        "choosing": bool, "prefix": str, "interactive": bool, "width": int}`` (coordinates and width in SVG
-        units).
+        "choosing": bool, "prefix": str, "interactive": bool, "roving": bool, "width": int}``
+        (coordinates and width in SVG units).
     """
     groups = actions_by_type(legal or [])
     targets = {str(a["to"]) for a in groups.get(ActionType.ADVANCE, [])}
@@ -95,6 +98,7 @@ def board_model(
         "choosing": bool(picks.targets or picks.redistribution),
         "prefix": prefix,
         "interactive": interactive,
+        "roving": roving,
     }
 
 

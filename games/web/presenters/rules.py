@@ -42,7 +42,7 @@ def _diagram(state: engine.GameState, prefix: str, seat: int | None = None, show
     legal = (
         [a.to_dict() for a in engine.legal_actions(state, seat) if show == a.TYPE] if seat is not None else []
     )
-    return board_model(view, _names(), legal, seat, prefix=prefix)
+    return board_model(view, _names(), legal, seat, prefix=prefix, roving=True)
 
 
 def _tile_icon(content: engine.Content, type_id: str, vp: int) -> dict[str, Any]:
@@ -128,7 +128,7 @@ def _example() -> list[dict[str, Any]]:
                 "caption": step.caption,
                 "rules": step.rules,
                 "anchor": rule_anchor(step.rules),
-                "board": board_model(view, names, prefix=f"ex{number}-"),
+                "board": board_model(view, names, prefix=f"ex{number}-", roving=True),
                 "scores": None
                 if battle is None
                 else [battle["attacker"]["score"], battle["defender"]["score"]],
