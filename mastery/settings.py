@@ -299,5 +299,7 @@ PROVISIONAL_GAMES = 10
 
 #: Seconds between the game page's cheap polls (204 when nothing changed).
 GAME_POLL_SECONDS = env_int("GAME_POLL_SECONDS", 5)
+#: Seconds between the polls of a finished game's page: only the table talk can still change (issue 19).
+GAME_POLL_FINISHED_SECONDS = env_int("GAME_POLL_FINISHED_SECONDS", 30)
 #: A snapshot of the state is stored every this many actions (fast history loads).
 SNAPSHOT_EVERY = env_int("SNAPSHOT_EVERY", 50)

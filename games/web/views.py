@@ -260,7 +260,7 @@ def page_context(request: HttpRequest, gv: GameView, **extra: Any) -> dict[str, 
         "view": gv.view,
         "page": page,
         "seq": gv.game.seq,
-        "poll_seconds": settings.GAME_POLL_SECONDS,
+        "poll_seconds": settings.GAME_POLL_FINISHED_SECONDS if page.finished else settings.GAME_POLL_SECONDS,
         "oob": False,
         "last_seen": None,  # the seq the poller had seen (set by ``poll``): new log entries are marked
         "chat": None,  # the chat panel (``chat_context``, issue 19) and what it adds to the log's cache key

@@ -11,6 +11,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -468,14 +469,14 @@ def test_the_poll_brings_new_messages_and_is_cheap_when_nothing_changed(
 def test_a_gg_after_the_end_reaches_the_other_players_open_page(
     players: tuple[Game, User, User, User],
 ) -> None:
-    """Issue 19: a finished game's page keeps polling while its reader has a chat channel, so the "gg" said
-    after the end arrives without a reload."""
+    """Issue 19: a finished game's page keeps polling (every ``GAME_POLL_FINISHED_SECONDS``), so the "gg"
+    said after the end arrives without a reload."""
     game, alice, bob, _carol = players
     Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED, winners=[0])
     game.refresh_from_db()
     client = client_for(alice)
     body = page(client, game)
-    assert re.search(r'<div id="poller" hx-get="[^"]+" hx-include="#chat-state" hx-trigger="every', body)
+    assert f'hx-include="#chat-state" hx-trigger="every {settings.GAME_POLL_FINISHED_SECONDS}s"' in body
     state = chat_state(body)
     assert poll(client, game, **state).status_code == 204
     say(game, bob, "gg, well played")

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from allauth.account.models import EmailAddress
+from django.conf import settings
 from django.db import connection
 from django.http import QueryDict
 from django.template.loader import render_to_string
@@ -659,7 +660,9 @@ def test_result_panel_for_a_finished_game(duel: Game, alice: User, bob: User) ->
     winner = duel.seats.get(number=0).name
     page = client_for(alice).get(reverse("games:detail", args=[duel.pk])).content.decode()
     assert "Game over" in page and f"Winner: {winner}" in page and "13" in page
-    assert 'hx-trigger="every' not in page  # a finished game stops polling
+    # a finished game polls only slowly, for its table talk (issue 19)
+    assert f'hx-trigger="every {settings.GAME_POLL_SECONDS}s"' not in page
+    assert f'hx-trigger="every {settings.GAME_POLL_FINISHED_SECONDS}s"' in page
     assert (
         "Game over"
         in client_for(bob).get(reverse("games:partial", args=[duel.pk, "result"])).content.decode()
