@@ -74,6 +74,12 @@ OPENING: tuple[tuple[int, dict[str, Any]], ...] = (
     (1, {"type": "end_turn"}),
 )
 
+#: The newcomer's artefacts Blue fractures in the opening: face down through the guided turn, restored at
+#: its end (R93).
+FRACTURED_IN_OPENING: frozenset[str] = frozenset(
+    str(payload["target"]) for seat, payload in OPENING if payload["type"] == "fracture"
+)
+
 #: The turn number of the newcomer's guided turn (the turn after the opening).
 GUIDED_TURN = 6
 

@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 from games import engine
 from games.engine import ActionType, CardKind, Phase
 from games.services import GUIDED_TURN
+from games.services.tutorial import FRACTURED_IN_OPENING
 from games.web.presenters.common import actions_by_type, artefact_owner, crown_of
 
 #: How many steps the guided turn has.
@@ -238,7 +239,7 @@ def _done(view: engine.View) -> dict[str, Any]:
         text = _("You have played a whole turn and taken the City.")
     else:
         text = _("You have played a whole turn; Blue kept the City this time.")
-    restored = [a["name"] for a in _me(view)["artefacts"] if a["id"] == "orb_brutality" and a["face_up"]]
+    restored = [a["name"] for a in _me(view)["artefacts"] if a["id"] in FRACTURED_IN_OPENING and a["face_up"]]
     note = (
         _(
             "The restore step at the end of your turn turned your %(artefacts)s face up again (R93): see "
