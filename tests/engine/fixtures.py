@@ -25,9 +25,17 @@ from games.engine import (
     legal_actions,
     new_game,
     parse_action,
+    pending,
     to_dict,
 )
 from games.engine.state import Artefact
+
+#: A hand of conflict cards only (R66): the strongest first.
+CONFLICT_HAND = ["heroic_assault", "shield_wall", "shield_wall", "audacious_charge", "audacious_charge"]
+#: A hand of weak conflict cards (R66).
+WEAK_HAND = ["probing_attack", "ambush", "ambush", "shield_wall", "audacious_charge"]
+#: The prompt kinds of the active player's own turn: a driver's ``settle`` stops at them.
+TURN_KINDS = ("turn", "manoeuvre", "vitality")
 
 
 def game(
@@ -57,6 +65,75 @@ def edit(state: GameState) -> GameState:
 def act(state: GameState, seat: int, payload: dict[str, Any]) -> Transition:
     """Parse ``payload`` and apply it for ``seat``."""
     return apply(state, seat, parse_action(payload))
+
+
+def hand_card(state: GameState, seat: int, name: str) -> str:
+    """The card id (``s<seat>c<index>``) of a card named ``name`` in ``seat``'s hand.
+
+    Raises:
+        AssertionError: no such card in that hand.
+    """
+    for c in state.players[seat].hand:
+        if state.content.cards[c].id == name:
+            return cid(seat, c)
+    raise AssertionError(f"{name} not in hand of seat {seat}")
+
+
+class Driver:
+    """Drives one game through the public API (:func:`act`) and keeps every event it caused.
+
+    Test modules subclass it with their own ways of advancing and answering.
+    """
+
+    def __init__(self, state: GameState) -> None:
+        self.state = state
+        self.events: list[dict[str, Any]] = []
+
+    def do(self, seat: int, payload: dict[str, Any]) -> None:
+        """Apply ``payload`` for ``seat`` and keep its events."""
+        t = act(self.state, seat, payload)
+        self.state = t.state
+        self.events += t.events
+
+    def conflict(self, att: str | None, dfd: str | None) -> None:
+        """The battle's attacker, then its defender, choose their conflict card by name (``None``: that
+        player has no prompt)."""
+        b = self.state.battle
+        assert b is not None
+        for seat, name in ((b.attacker, att), (b.defender, dfd)):
+            if name is not None:
+                self.do(seat, {"type": "choose_conflict", "card": hand_card(self.state, seat, name)})
+
+    def settle(self) -> None:
+        """Apply the first pending decision's timeout action (pass, lowest conflict, keep) until only the
+        turn itself waits or the game has ended.
+
+        Raises:
+            AssertionError: still unsettled after 100 actions.
+        """
+        for _ in range(100):
+            prompts = pending(self.state)
+            if not prompts or prompts[0].kind in TURN_KINDS:
+                return
+            p = prompts[0]
+            self.do(p.seat, p.timeout_action.to_dict())
+        raise AssertionError("did not settle")
+
+    def end_turn(self) -> None:
+        """The active player ends the turn."""
+        self.do(self.state.active, {"type": "end_turn"})
+
+    def of(self, event_type: str) -> list[dict[str, Any]]:
+        """The kept events of type ``event_type``, in order."""
+        return [e for e in self.events if e["type"] == event_type]
+
+    def types(self) -> list[str]:
+        """The types of every kept event, in order."""
+        return [e["type"] for e in self.events]
+
+    def kinds(self) -> list[str]:
+        """The kinds of the open prompts."""
+        return [p.kind for p in pending(self.state)]
 
 
 def assert_illegal(state: GameState, seat: int, payload: dict[str, Any], code: ErrorCode) -> None:

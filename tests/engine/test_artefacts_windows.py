@@ -10,10 +10,10 @@ from typing import Any
 
 from games.engine import ErrorCode, GameState, legal_actions, pending, redact_event, view_for
 from tests.engine.fixtures import (
+    Driver,
     act,
     assert_illegal,
     castle_pos,
-    cid,
     clear_map,
     edit,
     game,
@@ -63,17 +63,8 @@ def setup(
     return s
 
 
-class Play:
+class Play(Driver):
     """Drives one game through the public API and keeps every event."""
-
-    def __init__(self, state: GameState) -> None:
-        self.state = state
-        self.events: list[dict[str, Any]] = []
-
-    def do(self, seat: int, payload: dict[str, Any]) -> None:
-        t = act(self.state, seat, payload)
-        self.state = t.state
-        self.events += t.events
 
     def advance(self, knights: int | None = None) -> None:
         s = self.state
@@ -81,36 +72,8 @@ class Play:
         n = s.players[seat].castle if knights is None else knights
         self.do(seat, {"type": "advance", "to": f"t{front(s, seat)}", "knights": n})
 
-    def conflict(self, att: str, dfd: str) -> None:
-        """The attacker, then the defender, choose conflict cards by name."""
-        b = self.state.battle
-        assert b is not None
-        for seat, name in ((b.attacker, att), (b.defender, dfd)):
-            self.do(seat, {"type": "choose_conflict", "card": hand_card(self.state, seat, name)})
-
     def respond(self, seat: int, *targets: str) -> None:
         self.do(seat, {"type": "respond", "fracture": list(targets)})
-
-    def settle(self) -> None:
-        """Apply timeout actions (pass, lowest conflict, keep) until only the turn itself waits."""
-        for _ in range(100):
-            prompts = pending(self.state)
-            if not prompts or prompts[0].kind in ("turn", "manoeuvre", "vitality"):
-                return
-            p = prompts[0]
-            self.do(p.seat, p.timeout_action.to_dict())
-        raise AssertionError("did not settle")
-
-    def end_turn(self) -> None:
-        self.do(self.state.active, {"type": "end_turn"})
-
-    def of(self, event_type: str) -> list[dict[str, Any]]:
-        return [e for e in self.events if e["type"] == event_type]
-
-
-def hand_card(state: GameState, seat: int, name: str) -> str:
-    """Card id of a card named ``name`` in ``seat``'s hand."""
-    return next(cid(seat, c) for c in state.players[seat].hand if state.content.cards[c].id == name)
 
 
 def art(state: GameState, seat: int, art_id: str) -> tuple[bool, int]:

@@ -23,6 +23,7 @@ from games.engine import (
     view_for,
 )
 from tests.engine.fixtures import (
+    Driver,
     act,
     assert_illegal,
     castle_pos,
@@ -30,6 +31,7 @@ from tests.engine.fixtures import (
     clear_map,
     edit,
     game,
+    hand_card,
     neighbours,
     place,
     set_artefacts,
@@ -86,34 +88,17 @@ def setup(
     return s
 
 
-def hand_card(state: GameState, seat: int, name: str) -> str:
-    """Card id of a card named ``name`` in ``seat``'s hand."""
-    for c in state.players[seat].hand:
-        if state.content.cards[c].id == name:
-            return cid(seat, c)
-    raise AssertionError(f"{name} not in hand of seat {seat}")
-
-
 def names(state: GameState, cards: list[int]) -> list[str]:
     """Content ids of card indices."""
     return [state.content.cards[c].id for c in cards]
 
 
-class Play:
-    """Drives one game through the public API and keeps every event."""
-
-    def __init__(self, state: GameState) -> None:
-        self.state = state
-        self.events: list[dict[str, Any]] = []
+class Play(Driver):
+    """Drives one battle of seat 0 (``ATT``) against seat 1 (``DEF``) and keeps every event."""
 
     @property
     def pos(self) -> int:
         return front(self.state)
-
-    def do(self, seat: int, payload: dict[str, Any]) -> None:
-        t = act(self.state, seat, payload)
-        self.state = t.state
-        self.events += t.events
 
     def advance(self, knights: int) -> None:
         self.do(ATT, {"type": "advance", "to": f"t{self.pos}", "knights": knights})
@@ -126,7 +111,7 @@ class Play:
             self.do(p.seat, {"type": "respond", "fracture": (answers or {}).get(p.seat, [])})
 
     def conflict(self, att: str | None, dfd: str | None) -> None:
-        """Both involved players choose their conflict card (``None``: the player has no prompt)."""
+        """Seat 0 (``ATT``), then seat 1 (``DEF``), choose their conflict card (``None``: no prompt)."""
         for seat, name in ((ATT, att), (DEF, dfd)):
             if name is not None:
                 self.do(seat, {"type": "choose_conflict", "card": hand_card(self.state, seat, name)})
@@ -141,25 +126,6 @@ class Play:
             self.do(seat, {"type": "play_support", "cards": ids})
         else:
             self.do(seat, {"type": "pass_support"})
-
-    def settle(self) -> None:
-        """Apply every pending decision's timeout action until only the turn itself waits."""
-        for _ in range(100):
-            prompts = pending(self.state)
-            if not prompts or prompts[0].kind in ("turn", "manoeuvre", "vitality"):
-                return
-            p = prompts[0]
-            self.do(p.seat, p.timeout_action.to_dict())
-        raise AssertionError("battle did not settle")
-
-    def of(self, event_type: str) -> list[dict[str, Any]]:
-        return [e for e in self.events if e["type"] == event_type]
-
-    def types(self) -> list[str]:
-        return [e["type"] for e in self.events]
-
-    def kinds(self) -> list[str]:
-        return [p.kind for p in pending(self.state)]
 
 
 def battle(**kw: Any) -> Play:

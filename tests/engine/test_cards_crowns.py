@@ -27,6 +27,8 @@ from games.engine import (
     view_for,
 )
 from tests.engine.fixtures import (
+    CONFLICT_HAND,
+    WEAK_HAND,
     act,
     card_index,
     castle_pos,
@@ -41,9 +43,6 @@ from tests.engine.fixtures import (
     set_tile,
     territories,
 )
-
-CONFLICT_HAND = ["heroic_assault", "shield_wall", "shield_wall", "audacious_charge", "audacious_charge"]
-WEAK_HAND = ["probing_attack", "ambush", "ambush", "shield_wall", "audacious_charge"]
 
 # --------------------------------------------------------------------------------------------------------
 # Helpers

@@ -27,7 +27,9 @@ from games.engine import (
     victory_points,
 )
 from tests.engine.fixtures import (
+    CONFLICT_HAND,
     LAKE_CASTLE_LAYOUT,
+    WEAK_HAND,
     act,
     card_index,
     castle_pos,
@@ -42,9 +44,6 @@ from tests.engine.fixtures import (
     set_tile,
     territories,
 )
-
-CONFLICT_HAND = ["heroic_assault", "shield_wall", "shield_wall", "audacious_charge", "audacious_charge"]
-WEAK_HAND = ["probing_attack", "ambush", "ambush", "shield_wall", "audacious_charge"]
 
 # --------------------------------------------------------------------------------------------------------
 # Helpers

@@ -23,13 +23,14 @@ from games.engine import (
 )
 from tests.engine.fixtures import (
     LAKE_CASTLE_LAYOUT,
+    Driver,
     act,
     assert_illegal,
     castle_pos,
-    cid,
     clear_map,
     edit,
     game,
+    hand_card,
     neighbours,
     payloads,
     place,
@@ -68,46 +69,11 @@ def front(state: GameState, seat: int) -> int:
     return min(n for n in neighbours(state, castle_pos(state, seat)) if state.board.kinds[n] == "territory")
 
 
-def hand_card(state: GameState, seat: int, name: str) -> str:
-    return next(cid(seat, c) for c in state.players[seat].hand if state.content.cards[c].id == name)
-
-
-class Play:
+class Play(Driver):
     """Drives a game through the public API and keeps every event."""
-
-    def __init__(self, state: GameState) -> None:
-        self.state = state
-        self.events: list[dict[str, Any]] = []
-
-    def do(self, seat: int, payload: dict[str, Any]) -> None:
-        t = act(self.state, seat, payload)
-        self.state = t.state
-        self.events += t.events
 
     def advance(self, to: int, knights: int) -> None:
         self.do(self.state.active, {"type": "advance", "to": f"t{to}", "knights": knights})
-
-    def conflict(self, att: str, dfd: str) -> None:
-        b = self.state.battle
-        assert b is not None
-        for seat, name in ((b.attacker, att), (b.defender, dfd)):
-            self.do(seat, {"type": "choose_conflict", "card": hand_card(self.state, seat, name)})
-
-    def settle(self) -> None:
-        """Apply timeout actions (pass, lowest conflict, keep) until only the turn waits or the game ended."""
-        for _ in range(100):
-            prompts = pending(self.state)
-            if not prompts or prompts[0].kind in ("turn", "manoeuvre", "vitality"):
-                return
-            p = prompts[0]
-            self.do(p.seat, p.timeout_action.to_dict())
-        raise AssertionError("did not settle")
-
-    def of(self, event_type: str) -> list[dict[str, Any]]:
-        return [e for e in self.events if e["type"] == event_type]
-
-    def types(self) -> list[str]:
-        return [e["type"] for e in self.events]
 
 
 # ----------------------------------------------------------------------------------------------------------
