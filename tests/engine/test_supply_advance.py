@@ -328,9 +328,10 @@ def test_rulebook_supply_examples() -> None:
     reject(red, 0, adv(3, 1), ErrorCode.TARGET_NOT_REACHABLE)
 
 
-def test_rulebook_supply_example_under_cut_throat() -> None:
-    """R51, R116: in example (2) under Cut-throat, A's knights are removed at once when B falls."""
-    s = board(first=1, options={"cut_throat": True})
+def supply_example(cut_throat: bool = False) -> GameState:
+    """The rulebook's supply example (2) (R51), seat 1 to move: seat 0 holds t8 (1 knight) and t4 behind
+    it (2), seat 1 holds t9, t2 and t5; seat 1 has the strong conflict hand, seat 0 the weak one."""
+    s = board(first=1, options={"cut_throat": True} if cut_throat else None)
     place(s, 8, 0, 1)
     place(s, 4, 0, 2)
     for pos in (9, 2, 5):
@@ -339,6 +340,12 @@ def test_rulebook_supply_example_under_cut_throat() -> None:
     set_artefacts(s, 1, ["crown_insight"])
     set_hand(s, 1, CONFLICT_HAND)
     set_hand(s, 0, WEAK_HAND)
+    return s
+
+
+def test_rulebook_supply_example_under_cut_throat() -> None:
+    """R51, R116: in example (2) under Cut-throat, A's knights are removed at once when B falls."""
+    s = supply_example(cut_throat=True)
     bt = act(s, 1, adv(8, 5)).state
     bt = act(bt, 1, {"type": "choose_conflict", "card": cid(1, card_index(s, "heroic_assault"))}).state
     bt = act(bt, 0, {"type": "choose_conflict", "card": cid(0, card_index(s, "probing_attack"))}).state
@@ -350,15 +357,7 @@ def test_rulebook_supply_example_under_cut_throat() -> None:
 def test_disputed_territory_supplies_its_defender() -> None:
     """R49, Q12, R13: during a battle the disputed territory still counts as the defender's for supply
     (never the attacker's): the defender's territory behind it stays supplied."""
-    s = board(first=1)
-    place(s, 8, 0, 1)
-    place(s, 4, 0, 2)
-    for pos in (9, 2, 5):
-        place(s, pos, 1, 1)
-    set_artefacts(s, 0, ["crown_fury"])
-    set_artefacts(s, 1, ["crown_insight"])
-    set_hand(s, 1, CONFLICT_HAND)
-    set_hand(s, 0, WEAK_HAND)
+    s = supply_example()
     bt = act(s, 1, adv(8, 5)).state
     assert bt.battle is not None and bt.battle.pos == 8
     assert supplied(bt, 0) == {8, 4}
