@@ -28,6 +28,8 @@ class Game(models.Model):
     recorded actions) and ``state_hash``."""
 
     class Status(models.TextChoices):
+        """Where a table is: open for players, being played, or over."""
+
         LOBBY = "lobby", _("Open lobby")
         ACTIVE = "active", _("In progress")
         FINISHED = "finished", _("Finished")
@@ -141,6 +143,8 @@ class ActionRecord(models.Model):
     are the engine's unredacted events (redacted per viewer when shown)."""
 
     class Source(models.TextChoices):
+        """The door an action came through: page, email, API, timeout, bot, standing order or server."""
+
         WEB = "web"
         EMAIL = "email"
         API = "api"
@@ -223,6 +227,8 @@ class Notification(models.Model):
     ``pending`` to ``sent`` exactly once (or to ``digest``, ``skipped``)."""
 
     class Kind(models.TextChoices):
+        """What an email is about: a decision (an engine prompt kind), or a game, lobby or chat event."""
+
         TURN = "turn", _("It is your turn")
         CONFLICT = "conflict", _("Battle: choose your conflict card")
         SUPPORT = "support", _("Your move in the support step")
@@ -240,6 +246,8 @@ class Notification(models.Model):
         MESSAGE = "message", _("A private message or a mention of you")
 
     class Status(models.TextChoices):
+        """Where an outbox row is: due, sent, or held for the daily digest."""
+
         PENDING = "pending", _("waiting to be sent")
         SENT = "sent", _("sent")
         DIGEST = "digest", _("waiting for the daily digest")
@@ -278,6 +286,8 @@ class StandingOrder(models.Model):
     ``fracture`` (fracture ``artefact`` whenever it would apply against me)."""
 
     class Rule(models.TextChoices):
+        """How a standing order answers a Fracture window (issue 14)."""
+
         PASS = "pass", _("Always pass")
         PASS_UNLESS = "pass_unless", _("Pass unless this artefact is used against me")
         FRACTURE = "fracture", _("Fracture this artefact whenever it would apply against me")
@@ -369,6 +379,8 @@ class InboundMail(models.Model):
     it was over ``INBOUND_MAX_BYTES``)."""
 
     class Status(models.TextChoices):
+        """Where an emailed reply is: waiting, applied, or stopped at its first failing line (issue 18)."""
+
         PENDING = "pending", _("waiting to be processed")
         APPLIED = "applied", _("applied")
         STOPPED = "stopped", _("stopped at a failing line")
@@ -407,6 +419,8 @@ class ChatMessage(models.Model):
     it is kept, and shown to nobody but staff."""
 
     class Channel(models.TextChoices):
+        """Who reads a chat message: the whole table, one player, or an Allegiance team (issue 19)."""
+
         TABLE = "table", _("Table")
         PRIVATE = "private", _("Private")
         TEAM = "team", _("Team")
