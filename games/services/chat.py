@@ -104,10 +104,15 @@ def channel_filter(key: str, reader: Reader) -> Q:
 
 def channel_key(message: ChatMessage, reader: Reader) -> str:
     """The key of the channel ``message`` belongs to, as ``reader`` names it."""
-    if message.channel == ChatMessage.Channel.PRIVATE:
-        other = message.to_seat if message.author_seat == reader.seat else message.author_seat
-        return f"p{other}"
-    return str(message.channel)
+    return key_of(message.channel, message.author_seat, message.to_seat, reader)
+
+
+def key_of(channel: str, author_seat: int, to_seat: int | None, reader: Reader) -> str:
+    """The key ``reader`` names a message's channel by, from its ``channel``, ``author_seat`` and
+    ``to_seat`` columns: ``table``, ``team`` or ``p<the other seat>``."""
+    if channel == ChatMessage.Channel.PRIVATE:
+        return f"p{to_seat if author_seat == reader.seat else author_seat}"
+    return str(channel)
 
 
 def channels_of(game: Game, reader: Reader, seats: list[Seat]) -> list[str]:

@@ -109,6 +109,45 @@ def test_team_messages_stay_in_the_team() -> None:
         chat.chat_post(game_id=plain.pk, user=plain_users[0], channel="team", text="hi")
 
 
+def test_unread_counts_follow_each_channels_own_read_mark() -> None:
+    """Each channel counts the others' messages above its own read mark: marks that differ between
+    channels, one's own messages, a muted author and a hidden message are all taken into account; the
+    version is the newest readable message, one's own included."""
+    game = create_started_game(humans=4, seed=2, options={"allegiance": "pairs"})
+    users = seat_users(game)
+    teams = {n: services.game_state(game).players[n].team for n in users}
+    mate = next(n for n in users if n != 0 and teams[n] == teams[0])
+    rival, other = (n for n in users if teams[n] != teams[0])
+
+    def post(seat: int, channel: str, text: str) -> int:
+        return chat.chat_post(game_id=game.pk, user=users[seat], channel=channel, text=text).pk
+
+    def unread() -> dict[str, int]:
+        return {c.key: c.unread for c in chat_view(game, users[0], "none").channels}
+
+    first = post(rival, "table", "t1")
+    post(mate, "table", "t2")
+    post(0, "table", "mine")  # one's own: never unread
+    post(mate, "team", "plan")
+    post(rival, f"p{0}", "psst 1")
+    read_private = post(rival, f"p{0}", "psst 2")
+    post(0, f"p{rival}", "reply")
+    post(other, f"p{rival}", "not for seat 0")  # someone else's conversation: not readable at all
+    spam = post(other, f"p{0}", "buy gold")
+    chat.chat_mark_read(user=users[0], game=game, channel="table", last_id=first)
+    chat.chat_mark_read(user=users[0], game=game, channel=f"p{rival}", last_id=read_private)
+    assert unread() == {"table": 1, "team": 1, f"p{mate}": 0, f"p{rival}": 0, f"p{other}": 1}
+    newest = post(rival, f"p{0}", "psst 3")
+    assert unread()[f"p{rival}"] == 1
+    assert chat_view(game, users[0], "none").version == newest
+    chat.chat_mute(user=users[0], other_id=users[other].pk)
+    assert unread()[f"p{other}"] == 0
+    chat.chat_mute(user=users[0], other_id=users[other].pk, mute=False)
+    ChatMessage.objects.filter(pk=spam).update(hidden=True)
+    assert unread()[f"p{other}"] == 0
+    assert chat_view(game, users[rival], "none").version == newest  # the author's own message counts too
+
+
 def test_a_muted_player_is_hidden_for_the_muter_only_and_hidden_messages_for_everyone() -> None:
     game, users = three()
     message = chat.chat_post(game_id=game.pk, user=users[1], channel="table", text="buy my gold")

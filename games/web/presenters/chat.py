@@ -154,8 +154,8 @@ def chat_panel(
     game: Game, user: Any, key: str = "table", before: int | None = None, *, mixed: bool = False
 ) -> ChatPanel:
     """The chat panel of ``game`` for ``user``, showing channel ``key`` (its newest page, or the page before
-    message id ``before``); ``mixed``: also read the table's newest page for the interleaved log. Four
-    queries (:func:`games.chat.chat_view`), four more when ``mixed`` and another channel is shown."""
+    message id ``before``); ``mixed``: also read the table's newest page for the interleaved log. The
+    queries of :func:`games.chat.chat_view`, twice when ``mixed`` and another channel is shown."""
     view = chat_view(game, user, key, before)
     seats = list(game.seats.all())
     user_id = user.pk if getattr(user, "is_authenticated", False) else None
