@@ -88,7 +88,8 @@ def chat_view(game: Game, user: Any, key: str = "table", before: int | None = No
     """The chat of ``game`` as ``user`` may read it, showing channel ``key`` (its newest :data:`PAGE`
     messages, or those before message id ``before``); an unknown or forbidden key shows the first channel
     the reader has. Three queries for a seated reader (read marks, counts, lines), two otherwise, whatever
-    the number of messages and channels (and the seats, when not prefetched)."""
+    the number of messages and channels (and the seats, when not prefetched); no lines query when the
+    shown channel has no message the reader may read."""
     seats: list[Seat] = list(game.seats.all())
     names = {s.number: s.name for s in seats}
     reader = reader_of(game, user, seats)
@@ -98,12 +99,15 @@ def chat_view(game: Game, user: Any, key: str = "table", before: int | None = No
         return view
     view.key = key if key in keys else keys[0]
     mine = readable(game, reader)
-    view.version, counts = _version_and_unread(game, reader, keys, mine)
+    newest, counts = _newest_and_unread(game, reader, keys, mine)
+    view.version = max(newest.values(), default=0)
     view.channels = [Channel(k, _label(k, names), counts.get(k, 0), reader.seat is not None) for k in keys]
-    rows = ChatMessage.objects.filter(mine & channel_filter(view.key, reader))
-    if before is not None:
-        rows = rows.filter(id__lt=before)
-    page = list(rows.order_by("-id")[: PAGE + 1])
+    page: list[ChatMessage] = []
+    if view.key in newest:  # a channel without a readable message needs no query for its lines
+        rows = ChatMessage.objects.filter(mine & channel_filter(view.key, reader))
+        if before is not None:
+            rows = rows.filter(id__lt=before)
+        page = list(rows.order_by("-id")[: PAGE + 1])
     if len(page) > PAGE:
         page = page[:PAGE]
         view.older = page[-1].id
@@ -124,14 +128,17 @@ def chat_view(game: Game, user: Any, key: str = "table", before: int | None = No
     return view
 
 
-def _version_and_unread(game: Game, reader: Reader, keys: list[str], mine: Q) -> tuple[int, dict[str, int]]:
-    """The newest readable id and the unread messages by others per channel key, in two small queries
-    whatever the number of channels: the reader's read marks, then the readable messages grouped by
-    channel, author and addressee with, per distinct mark, how many lie above it. (A filtered count per
-    channel cost the ORM about 2 ms to compile in a 6-player game; docs/performance.md, session 8.)"""
+def _newest_and_unread(
+    game: Game, reader: Reader, keys: list[str], mine: Q
+) -> tuple[dict[str, int], dict[str, int]]:
+    """The newest readable message id of each channel key that has one, and the unread messages by others
+    per channel key. For a seated reader two small queries whatever the number of channels: the read
+    marks, then the readable messages grouped by channel, author and addressee with, per distinct mark,
+    how many lie above it (a filtered count per channel cost the ORM about 2 ms to compile in a 6-player
+    game; docs/performance.md, session 8). One query for a spectator, who reads the table only."""
     if reader.user_id is None or reader.seat is None:
-        newest = ChatMessage.objects.filter(mine).aggregate(newest=Max("id"))["newest"]
-        return int(newest or 0), {}
+        top = ChatMessage.objects.filter(mine).aggregate(newest=Max("id"))["newest"]
+        return ({"table": int(top)} if top else {}), {}
     marks = dict(ChatRead.objects.filter(game=game, user_id=reader.user_id).values_list("channel", "last_id"))
     levels = sorted({marks.get(k, 0) for k in keys})
     above = {f"above{i}": Count("id", filter=Q(id__gt=mark)) for i, mark in enumerate(levels)}
@@ -141,10 +148,11 @@ def _version_and_unread(game: Game, reader: Reader, keys: list[str], mine: Q) ->
         .values("channel", "author_seat", "to_seat")
         .annotate(newest=Max("id"), **above)
     )
-    version, counts = 0, dict.fromkeys(keys, 0)
+    newest: dict[str, int] = {}
+    counts = dict.fromkeys(keys, 0)
     for row in cast(list[dict[str, Any]], list(groups)):  # the stubs type rows by the named columns only
-        version = max(version, row["newest"])
         key = key_of(row["channel"], row["author_seat"], row["to_seat"], reader)
+        newest[key] = max(newest.get(key, 0), int(row["newest"]))
         if row["author_seat"] != reader.seat and key in counts:  # one's own messages are never unread
             counts[key] += row[f"above{levels.index(marks.get(key, 0))}"]
-    return version, counts
+    return newest, counts
