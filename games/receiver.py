@@ -14,7 +14,7 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import connection
 
 from games.services.inbox import is_reply_address, mail_store
 
@@ -28,7 +28,10 @@ def store_raw(raw: bytes, rcpt: list[str], via: str) -> bool:
         _mail, created = mail_store(raw=raw, rcpt=rcpt, via=via)
         return created
     finally:
-        close_old_connections()
+        # Closed, not kept for ``CONN_MAX_AGE``: an executor thread may end at any time (the receiver's
+        # loop shuts its executor down on stop), and its connection would stay open until the garbage
+        # collector found it. Replies are rare; a connection per mail costs nothing that matters.
+        connection.close()
 
 
 class InboxHandler:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import smtplib
 import socket
+import threading
 from base64 import b64encode
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,11 +17,12 @@ import pytest
 from django.core import mail
 from django.core.mail import EmailMultiAlternatives
 from django.core.management import call_command
+from django.db import connection
 from django.test import Client
 from pytest_django import Settings
 
 from games.models import ActionRecord, Game, InboundMail
-from games.receiver import InboxController
+from games.receiver import InboxController, store_raw
 
 from .conftest import LOCMEM, create_started_game, seat_users, state_of
 from .test_email_play import decision_email, reply_to
@@ -127,3 +129,34 @@ def test_mail_reply_answers_an_email_written_to_var_mail(
     assert row.via == "cli" and row.status == InboundMail.Status.APPLIED
     answers = [f for f in sorted(tmp_path.iterdir()) if f not in files and "Re: " in f.read_text()]
     assert answers, "the result email was written to the mail folder"
+
+
+def _other_backends() -> int:
+    """Sessions connected to this test database besides this thread's own."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        row = cursor.fetchone()
+    return int(row[0]) if row else 0
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="pg_stat_activity is PostgreSQL's")
+def test_a_receiver_thread_closes_its_database_connection_after_each_mail(
+    sent: list[EmailMultiAlternatives],
+) -> None:
+    """The receiver stores mail in executor threads that may end at any time: each closes its connection
+    when the mail is stored, instead of leaving it for the garbage collector (a database still in use
+    when the test run drops it)."""
+    game, seat, msg = the_turn(sent)
+    before = _other_backends()
+    result: list[bool] = []
+    worker = threading.Thread(
+        target=lambda: result.append(store_raw(reply_to(msg, "end"), [msg.extra_headers["Reply-To"]], "smtp"))
+    )
+    worker.start()
+    worker.join(timeout=30)
+    assert result == [True]
+    assert ActionRecord.objects.filter(game=game, source="email", seat=seat).exists()
+    assert _other_backends() == before
