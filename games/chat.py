@@ -134,8 +134,9 @@ def _newest_and_unread(
     """The newest readable message id of each channel key that has one, and the unread messages by others
     per channel key. For a seated reader two small queries whatever the number of channels: the read
     marks, then the readable messages grouped by channel, author and addressee with, per distinct mark,
-    how many lie above it (a filtered count per channel cost the ORM about 2 ms to compile in a 6-player
-    game; docs/performance.md, session 8). One query for a spectator, who reads the table only."""
+    how many lie above it. (A filtered count per channel, each with a correlated subquery for its mark,
+    took the ORM about 5 ms to compile in a 6-player game; docs/performance.md, session 8.) One query for
+    a spectator, who reads the table only."""
     if reader.user_id is None or reader.seat is None:
         top = ChatMessage.objects.filter(mine).aggregate(newest=Max("id"))["newest"]
         return ({"table": int(top)} if top else {}), {}
