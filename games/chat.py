@@ -141,8 +141,8 @@ def _newest_and_unread(
         top = ChatMessage.objects.filter(mine).aggregate(newest=Max("id"))["newest"]
         return ({"table": int(top)} if top else {}), {}
     marks = dict(ChatRead.objects.filter(game=game, user_id=reader.user_id).values_list("channel", "last_id"))
-    levels = sorted({marks.get(k, 0) for k in keys})
-    above = {f"above{i}": Count("id", filter=Q(id__gt=mark)) for i, mark in enumerate(levels)}
+    column = {mark: f"above{i}" for i, mark in enumerate(sorted({marks.get(k, 0) for k in keys}))}
+    above = {name: Count("id", filter=Q(id__gt=mark)) for mark, name in column.items()}
     groups = (
         ChatMessage.objects.filter(mine)
         .order_by()
@@ -155,5 +155,5 @@ def _newest_and_unread(
         key = key_of(row["channel"], row["author_seat"], row["to_seat"], reader)
         newest[key] = max(newest.get(key, 0), int(row["newest"]))
         if row["author_seat"] != reader.seat and key in counts:  # one's own messages are never unread
-            counts[key] += row[f"above{levels.index(marks.get(key, 0))}"]
+            counts[key] += row[column[marks.get(key, 0)]]
     return newest, counts
