@@ -7,7 +7,7 @@ Every text says *when* as well as *what*: "When you attack (battle step 3): +1 t
 (Sceptre of Rage) and "When you defend …" (Sceptre of Loyalty) can no longer be mistaken for each other.
 An ability this module does not know falls back to the content set's own English ``text``.
 
-Used by the game page (:func:`localize_view` gives every card, artefact and territory of a view its name and
+Used by the game page (:func:`localized_view` gives every card, artefact and territory of a view its name and
 text), the log, emails and the rules reference (``/rules/``).
 """
 
@@ -327,14 +327,26 @@ def _written(
     return hit[1]
 
 
-def localize_view(view: engine.View, content: engine.Content | None) -> None:
-    """Give a freshly built view's components their names and texts in the active language, in place:
-    territories get ``name`` and ``text`` (their ability sentences joined), artefacts ``name``, ``text``,
-    ``when`` and ``does``, and every card anywhere in the view (hands, discard piles, the battle, prompts)
-    ``name`` and ``text``. The view stays the viewer's own: nothing is added that it did not already show.
+def localized_view(view: engine.View, content: engine.Content | None) -> engine.View:
+    """A copy of ``view`` whose components carry their names and texts in the active language: territories
+    get ``name`` and ``text`` (their ability sentences joined), artefacts ``name``, ``text``, ``when`` and
+    ``does``, and every card anywhere in the view (hands, discard piles, the battle, prompts) ``name`` and
+    ``text``. The copy stays the viewer's own: nothing is added that the view did not already show.
+
+    ``view`` itself is not changed (the game page's context keeps the engine's view as it was); every dict
+    and list of the copy is new, so a presenter may change the copy freely. One walk of the view both copies
+    and names the cards (it replaced ``copy.deepcopy`` and an in-place pass: docs/performance.md, session 9).
+
+    Args:
+        view: a view from :func:`games.engine.view_for` (JSON-safe: dicts, lists and scalars).
+        content: the game's content set (``None``: the default).
+
+    Returns:
+        The named copy.
     """
     found = _content(content)
-    for tile in view["map"]:
+    named: engine.View = _named_copy(view, found)
+    for tile in named["map"]:
         if tile["kind"] == "territory" and "tile" in tile:
             type_id = tile["tile"]
             tile["name"], tile["text"] = _written(  # type: ignore[typeddict-unknown-key]
@@ -343,28 +355,27 @@ def localize_view(view: engine.View, content: engine.Content | None) -> None:
                 type_id,
                 lambda k, c: (territory_name(k, c), " ".join(territory_text(k, c))),
             )
-    for player in view["players"]:
+    for player in named["players"]:
         for art in player["artefacts"]:
             art_id = art["id"]
             art["name"] = _written(found, "artefact name", art_id, artefact_name)
             art.update(_written(found, "artefact", art_id, artefact_text))
-    _localize_cards(view, found)
+    return named
 
 
-def _localize_cards(node: Any, content: engine.Content) -> None:
-    """Name and describe every card dict (one with ``card`` and ``kind``) under ``node``."""
+def _named_copy(node: Any, content: engine.Content) -> Any:
+    """``node`` with every dict and list copied and every card dict (one with ``card`` and ``kind``) given
+    its ``name`` and ``text``; scalars are shared (they are immutable)."""
     if isinstance(node, dict):
-        if isinstance(node.get("card"), str) and node.get("kind") in ("conflict", "support", "resource"):
-            card = node["card"]
-            node["name"], node["text"] = _written(
-                content, "card", card, lambda k, c: (card_name(k, c), card_text(k, c))
+        copied = {key: _named_copy(value, content) for key, value in node.items()}
+        if isinstance(copied.get("card"), str) and copied.get("kind") in ("conflict", "support", "resource"):
+            copied["name"], copied["text"] = _written(
+                content, "card", copied["card"], lambda k, c: (card_name(k, c), card_text(k, c))
             )
-            return
-        for value in node.values():
-            _localize_cards(value, content)
-    elif isinstance(node, list):
-        for item in node:
-            _localize_cards(item, content)
+        return copied
+    if isinstance(node, list):
+        return [_named_copy(item, content) for item in node]
+    return node
 
 
 #: The names of the five optional rules (content.md §5.7).

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from games import engine
-from games.components import artefact_text, card_text, localize_view, territory_text
+from games.components import artefact_text, card_text, localized_view, territory_text
 from games.messages import ENGINE_MESSAGES
 from games.models import Game
 from games.rulebook import (
@@ -215,8 +215,11 @@ def test_the_game_page_names_and_explains_every_component(lang: str, forest: str
 def _why(state: engine.GameState, seat: int) -> list[dict[str, str]]:
     view = engine.view_for(state, seat)
     with translation.override("en"):
-        localize_view(view, state.content)
-        return why_not(view, [a.to_dict() for a in engine.legal_actions(state, seat)], seat)
+        return why_not(
+            localized_view(view, state.content),
+            [a.to_dict() for a in engine.legal_actions(state, seat)],
+            seat,
+        )
 
 
 def test_why_cant_i_names_each_unavailable_move_with_its_rule() -> None:

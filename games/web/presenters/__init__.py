@@ -19,7 +19,7 @@ from functools import cached_property
 from typing import Any
 
 from games import engine
-from games.components import content_of, localize_view
+from games.components import content_of, localized_view
 from games.engine import ActionType
 from games.models import Game
 from games.selectors import GameView
@@ -79,8 +79,8 @@ class PageModel:
 
     def __init__(self, gv: GameView, now: datetime) -> None:
         assert gv.view is not None, "the page model needs a started game's view"
-        view = copy.deepcopy(gv.view)  # the engine's view stays as it was (the context's ``view``)
-        localize_view(view, content_of(gv.game.content))
+        # a named copy: the context's ``view`` stays the engine's own
+        view = localized_view(gv.view, content_of(gv.game.content))
         gv = copy.copy(gv)  # keeps a log already read (replays set it)
         gv.view = view
         self.gv = gv

@@ -67,7 +67,7 @@ def board_model(
     rules reference both draw with it (one map renderer, issue 15).
 
     Args:
-        view: a ``view_for`` view, its components named by :func:`games.components.localize_view` (a
+        view: a ``view_for`` view, its components named by :func:`games.components.localized_view` (a
             territory's ``text`` is its abilities).
         names: seat number -> public name.
         legal: the viewer's legal action payloads (none: nothing is pickable).

@@ -208,7 +208,7 @@ def _respond_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
 
 def _window_artefact(ctx: _Context, art_id: str) -> dict[str, str]:
     """An artefact of a response window: ``{"name", "who" (its owner's name), "text" (when and what, as
-    :func:`games.components.localize_view` wrote it)}``."""
+    :func:`games.components.localized_view` wrote it)}``."""
     for player in ctx.view["players"]:
         for art in player["artefacts"]:
             if art["id"] == art_id:

@@ -19,7 +19,7 @@ from games.components import (
     card_name,
     card_text,
     content_of,
-    localize_view,
+    localized_view,
     territory_name,
     territory_text,
 )
@@ -37,8 +37,7 @@ def _names() -> dict[int, str]:
 def _diagram(state: engine.GameState, prefix: str, seat: int | None = None, show: str = "") -> dict[str, Any]:
     """A map of ``state`` as ``seat`` sees it (a spectator by default), with the places where the legal
     actions of type ``show`` (``"advance"``, ``"redistribute"``) may go marked."""
-    view = engine.view_for(state, seat)
-    localize_view(view, state.content)
+    view = localized_view(engine.view_for(state, seat), state.content)
     legal = (
         [a.to_dict() for a in engine.legal_actions(state, seat) if show == a.TYPE] if seat is not None else []
     )
@@ -120,15 +119,15 @@ def _example() -> list[dict[str, Any]]:
         view = engine.view_for(state, None)
         places = {t["id"]: t.get("name", t["id"]) for t in view["map"]}
         lines = [describe(engine.redact_event(ev, None), names, places) for ev in events]
-        localize_view(view, state.content)
-        battle = view["battle"]
+        named = localized_view(view, state.content)
+        battle = named["battle"]
         frames.append(
             {
                 "number": number,
                 "caption": step.caption,
                 "rules": step.rules,
                 "anchor": rule_anchor(step.rules),
-                "board": board_model(view, names, prefix=f"ex{number}-", roving=True),
+                "board": board_model(named, names, prefix=f"ex{number}-", roving=True),
                 "scores": None
                 if battle is None
                 else [battle["attacker"]["score"], battle["defender"]["score"]],
