@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # Benchmarks run on one core where taskset exists (util-linux).
 PIN_CORE := $(shell command -v taskset >/dev/null 2>&1 && echo taskset -c 0)
 
-.PHONY: setup messages makemessages run test lint typecheck bench bench-email bench-replies bench-bots soak clean screenshots
+.PHONY: setup messages makemessages run test lint typecheck bench bench-email bench-replies bench-bots bench-web-compare soak clean screenshots
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -83,6 +83,12 @@ bench-bots: setup
 	$(PIN_CORE) $(BIN)/python -m games.engine arena --bots normal,easy --games 200 --seed 1 --records var/arena/normal-easy
 	$(PIN_CORE) $(BIN)/python -m games.engine arena --bots hard,normal --games 200 --seed 1 --records var/arena/hard-normal
 	$(PIN_CORE) $(BIN)/python -m games.engine arena --bots hard,normal,easy,random --players 4 --games 200 --seed 1 --records var/arena/four
+
+## Web load test of an older commit against this tree, back to back (docs/performance.md): CPU per request
+## and p95 per scenario, as a table. `make bench-web-compare OLD=008bcf5 [ROUNDS=2]`; the environment of
+## benchmarks/web_load.sh (PAGE_RATE, SUBMIT_RATE, DURATION, ONLY) reaches both. Needs PostgreSQL, Redis, wrk.
+bench-web-compare: setup
+	bash benchmarks/compare_web.sh $(OLD) $(or $(ROUNDS),2)
 
 ## Long random-playout soak.
 soak: setup
