@@ -79,7 +79,8 @@ class ActionKind:
             applied this action (``None``: the generic :data:`DEFAULT_TIMEOUT_TEXT`).
         closes_deadline: whether taking it ends a decision's deadline (one per prompt: a turn ends with
             ``end_turn``; its advances and redistributions are steps of the same deadline). The
-            reliability of a player profile counts these.
+            reliability of a player profile counts these, except a response window's answer
+            (:data:`games.selectors.PUBLIC_CLOSERS`: only a Fracture holder gives one).
         link: the one-click email link that takes it, or ``None``.
     """
 

@@ -31,12 +31,12 @@ from pydantic import BeforeValidator, ConfigDict, Field, StrictInt, WithJsonSche
 
 from accounts.models import ApiToken, User
 from games.chat import ChatLine, chat_view
-from games.engine import ActionType
+from games.engine import ActionType, redact_event
 from games.engine.action_schema import action_json_schema
 from games.messages import illegal_rule, service_message
 from games.models import ActionRecord, Game
 from games.rulebook import rule_anchor
-from games.selectors import LOG_LENGTH, game_get, game_view, my_games, visible_to
+from games.selectors import LOG_LENGTH, game_get, game_view, my_games, seat_shown, visible_to
 from games.services import Illegal, NotFound, ServiceError, action_submit, action_undo, chat
 from games.web.forms import json_loads_strict
 
@@ -312,7 +312,10 @@ class AppliedOut(Schema):
     """One stored record. ``action`` is given only for the caller's own records."""
 
     seq: int
-    seat: int | None
+    seat: int | None = Field(
+        description="the seat that acted; null for another seat's answer to a sealed response window, "
+        "which stays anonymous until the close as in the log (it would tell who holds Fracture)"
+    )
     source: str = Field(
         description="web, email, api, timeout, bot, standing or server; another seat's answer to a response "
         "window shows `window` (how it was answered would tell who holds Fracture)"
@@ -525,7 +528,7 @@ def game_legal(request: HttpRequest, game_id: GameId) -> dict[str, Any]:
     operation_id="action_submit",
     summary="Submit an action",
     tags=["games"],
-    exclude_none=True,
+    exclude_unset=True,
 )
 def action_post(request: HttpRequest, game_id: GameId, body: ActionIn) -> dict[str, Any]:
     """Apply one action for the caller's seat, then any bot moves it triggers.
@@ -549,7 +552,7 @@ def action_post(request: HttpRequest, game_id: GameId, body: ActionIn) -> dict[s
         kind = str(record.payload.get("type", ""))
         entry: dict[str, Any] = {
             "seq": record.seq,
-            "seat": record.seat,
+            "seat": seat_shown(record.seat, [redact_event(ev, mine) for ev in record.events]),
             "source": _public_source(record, mine, kind),
             "type": kind,
         }
@@ -623,7 +626,7 @@ def chat_get(
 
 @api.post(
     "/games/{game_id}/chat",
-    response={201: ChatMessageOut, **GAME_ERRORS, 403: ErrorOut, 429: ErrorOut},
+    response={201: ChatMessageOut, **GAME_ERRORS, 403: ErrorOut, 409: ErrorOut, 429: ErrorOut},
     operation_id="chat_post",
     summary="Post a chat message",
     tags=["chat"],
@@ -633,8 +636,9 @@ def chat_post(request: HttpRequest, game_id: GameId, body: ChatIn) -> Status[dic
 
     Raises:
         BadPayload: 400, empty or over 2,000 characters, or not one of the caller's channels. NotFound:
-        404. Forbidden: 403, no seat in this game, or chat suspended. RateLimited: 429, more than 10
-        messages a minute or 200 a day (``params.wait``: seconds to wait).
+        404. Forbidden: 403, no seat in this game, or chat suspended. Conflict: 409, the game has not
+        started (issue 19). RateLimited: 429, more than 10 messages a minute or 200 a day (``params.wait``:
+        seconds to wait).
     """
     user = _user(request)
     message = chat.chat_post(game_id=game_id, user=user, channel=body.channel, text=body.text)

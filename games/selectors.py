@@ -179,22 +179,28 @@ def _log(
     for record in records[:LOG_LENGTH]:
         events = [engine.redact_event(ev, seat) for ev in record.events]
         lines = [describe(ev, names, places) for ev in events]
-        # another seat's answer to a sealed window stays anonymous (the engine keeps its seat private), so
-        # the order of the answers tells nobody who held Fracture (issue 14)
-        anonymous = any(ev["type"] == engine.EventType.WINDOW_ANSWERED and "seat" not in ev for ev in events)
         if _timed_out(record) and record.seat is not None:
             lines.insert(0, _timeout_line(names.get(record.seat, "?")))
         log.append(
             {
                 "seq": record.seq,
                 "at": record.created_at,
-                "seat": None if anonymous else record.seat,
+                "seat": seat_shown(record.seat, events),
                 "events": events,
                 "lines": [line for line in lines if line],
             }
         )
     cache.set(key, log, 900)
     return log
+
+
+def seat_shown(seat: int | None, events: list[dict[str, Any]]) -> int | None:
+    """The seat a record is shown with, from its ``events`` as :func:`games.engine.redact_event` gave them
+    to the viewer: ``None`` for another seat's answer to a sealed window, which the engine keeps anonymous
+    until the close, so the order of the answers tells nobody who held Fracture (issue 14, R37, R95). The
+    log and the API's submit answer both use it."""
+    anonymous = any(ev["type"] == engine.EventType.WINDOW_ANSWERED and "seat" not in ev for ev in events)
+    return None if anonymous else seat
 
 
 def _timed_out(record: ActionRecord) -> bool:
@@ -398,12 +404,18 @@ def leaderboard(pool: str = "all", limit: int = 100) -> list[LeaderRow]:
     return out
 
 
+#: The deadline closers a public profile's reliability counts: every :data:`DEADLINE_CLOSERS` action but a
+#: response window's answer. Only a seat holding Fracture is asked to answer a window (the server passes for
+#: the others, issue 14), so its answer, its timeout or its bot's answer would tell who held Fracture (R95).
+PUBLIC_CLOSERS: tuple[str, ...] = tuple(t for t in DEADLINE_CLOSERS if t != engine.ActionType.RESPOND)
+
+
 @dataclass
 class PlayerProfile:
     """A player's public profile: ratings per pool, rating history (``(date, conservative)``), games
-    played and won, current games the viewer may see, and reliability: ``decisions`` (deadlines met: a
-    :data:`games.actions_ui.DEADLINE_CLOSERS` action by the player) against ``missed`` (closed by a
-    timeout, or by a bot standing in while the player was absent)."""
+    played and won, current games the viewer may see, and reliability in the games the viewer may see:
+    ``decisions`` (deadlines met: a :data:`PUBLIC_CLOSERS` action by the player) against ``missed`` (closed
+    by a timeout, or by a bot standing in while the player was absent)."""
 
     user: User
     ratings: list[Rating]
@@ -423,8 +435,9 @@ class PlayerProfile:
 
 
 def player_profile(user: User, viewer: User | Any) -> PlayerProfile:
-    """Build :class:`PlayerProfile`. Private games appear only to a viewer seated in them; guided first
-    games (``Game.tutorial``, issue 15) count in neither the games played and won nor the decisions."""
+    """Build :class:`PlayerProfile`. Private games appear, and count in the reliability, only to a viewer
+    seated in them; guided first games (``Game.tutorial``, issue 15) count in neither the games played and
+    won nor the decisions. Response window answers never count (:data:`PUBLIC_CLOSERS`)."""
     ratings = sorted(Rating.objects.filter(user=user), key=lambda r: RATING_POOLS.index(r.pool))
     history = [
         (c.created_at, c.conservative_after)
@@ -435,9 +448,9 @@ def player_profile(user: User, viewer: User | Any) -> PlayerProfile:
     games = [s.game for s in seats.filter(visible).distinct().order_by("-game__updated_at")[:200]]
     finished_seats = Seat.objects.filter(user=user, game__status=Game.Status.FINISHED, game__tutorial=False)
     mine = Seat.objects.filter(user=user, game_id=OuterRef("game_id"), number=OuterRef("seat"))
-    closers = ActionRecord.objects.filter(
-        Exists(mine), game__tutorial=False, payload__type__in=DEADLINE_CLOSERS
-    )
+    # Only games the viewer may see (like the games listed), and no window answers: see PUBLIC_CLOSERS.
+    shown = Game.objects.filter(visible_games(viewer), tutorial=False).values("pk")
+    closers = ActionRecord.objects.filter(Exists(mine), game__in=shown, payload__type__in=PUBLIC_CLOSERS)
     counts = closers.aggregate(
         met=Count("pk", filter=Q(source__in=["web", "email", "api", "standing"])),
         # a timeout, or a bot standing in for the absent player

@@ -560,7 +560,10 @@ def _r_keep(state: GameState, seat: int, rest: str) -> A.Action:
 
 
 def _r_order(state: GameState, seat: int, rest: str) -> A.Action:
-    pool = state.choice.cards if state.choice is not None else []
+    # Only the looker's own look is read (R97): a rival's names would otherwise parse or fail depending on
+    # the cards it holds, and the difference would tell the writer what the looker saw.
+    ch = state.choice
+    pool = ch.cards if ch is not None and ch.seat == seat else []
     return A.InsightOrder(_read_cards(state, pool, seat, _split(rest)))
 
 

@@ -16,11 +16,19 @@ from . import actions as A
 from .kinds import PromptKind
 from .rules.advance import advance_options
 from .rules.battle import conflict_options, fear_options, support_options
-from .rules.core import check_seat, conflict_waiting, in_turn, mask_seconds, option, window_waiting
+from .rules.core import (
+    check_seat,
+    conflict_waiting,
+    fracture_playable,
+    in_turn,
+    mask_seconds,
+    option,
+    window_waiting,
+)
 from .rules.crowns import crown_options, insight_options, prosperity_options
 from .rules.redistribution import redistribution_options
 from .rules.resources import discard_options, resource_options
-from .rules.windows import fracture_options, open_targets, respond_options
+from .rules.windows import fracture_options, respond_options
 from .state import GameState
 
 
@@ -90,13 +98,12 @@ def _window_prompts(state: GameState) -> list[Prompt]:
     if not waiting:
         return []
     lap = in_turn(state)
-    fracture = state.content.effect_index["fracture"]
     low, high = option(state, "fracture_mask")
     detail = {"window": w.kind, "opener": w.opener, "targets": list(w.targets)}  # shared: read-only
     out = []
     for seat in waiting:
         # nothing to decide without Fracture or without another player's face-up target (issue 14)
-        auto = fracture not in state.players[seat].hand or not open_targets(state, seat)
+        auto = not fracture_playable(state, seat)
         after = 0
         if auto and high > low:
             after = mask_seconds(state, w.serial, w.asked.index(seat) if lap else 0)

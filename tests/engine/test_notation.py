@@ -211,3 +211,27 @@ def test_a_text_that_is_not_a_move_says_what_was_expected_and_lists_the_legal_fo
     assert legal_forms(s, 0, "ko")[0] == "종료"
     with pytest.raises(NotationError):
         parse_text(s, 0, 42)  # type: ignore[arg-type]
+
+
+def test_order_reads_only_the_lookers_own_insight_cards() -> None:
+    """R97, R95: the Crown of Insight's look is its holder's alone. Reading ``order <cards>`` for another
+    seat fails the same way whether or not the named card is among the looked-at cards, so a reply cannot
+    probe the look; the looker's own ``order`` reads as before."""
+    s = edit(game(2, seed=1))
+    set_artefacts(s, 0, ["crown_insight"])
+    set_hand(s, 0, ["war_banner"], deck_top=["ambush", "shield_wall", "rallying_cry", "war_banner"])
+    set_hand(s, 1, ["heroic_assault"])
+    s = apply(s, 0, A.UseCrown()).state
+    if s.window is not None:  # the crown's response window (R37) closes first
+        s = apply(s, 1, A.Respond(())).state
+    assert s.choice is not None and s.choice.seat == 0 and s.choice.kind == "insight_order"
+    looked = [s.content.cards[c].name for c in s.choice.cards]
+    assert "Ambush" in looked
+    errors = {}
+    for name in ("Ambush", "Authority"):  # looked at / not looked at
+        with pytest.raises(NotationError) as err:
+            parse_text(s, 1, f"order {name}")
+        errors[name] = err.value.message.lower().replace(name.lower(), "<card>")
+    assert errors["Ambush"] == errors["Authority"]
+    order = parse_text(s, 0, "order " + ", ".join(looked))
+    assert isinstance(order, A.InsightOrder) and len(order.order) == 4

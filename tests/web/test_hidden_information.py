@@ -18,7 +18,14 @@ from games.models import Game
 from games.web.views import PARTIALS
 
 from .conftest import create_started_game, create_user, play_human_move, seat_users, state_of
-from .factories import conflict_step, crown_look, fracture_window, game_from_state
+from .factories import (
+    WITH_FRACTURE,
+    before_battle,
+    conflict_step,
+    crown_look,
+    fracture_window,
+    game_from_state,
+)
 
 CARD_ID = re.compile(r"s\dc\d\d")
 
@@ -176,3 +183,30 @@ def test_a_crown_look_is_seen_by_the_looker_only(crown: str) -> None:
     assert looked and all(looked <= _secrets(state, viewer) for viewer in (1, 2, None))
     seen = _assert_nothing_leaks(game, _clients(game))
     assert all(card in seen[0] for card in looked)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("mode", ["sealed", "in_turn"])
+def test_the_api_submit_answer_names_a_window_answer_exactly_as_the_log(mode: str) -> None:
+    """issue 14, R37, R95: ``POST /api/games/{id}/actions`` lists the records it applied with the seat the
+    caller's log shows: another seat's answer to a sealed window without its seat (``null``, source
+    ``window``, no payload), an in-turn lap's answer (public, as at the table) and the caller's own record
+    with it."""
+    s, attack = before_battle(
+        3,
+        arts={0: ["sceptre_rage"]},
+        hands={1: WITH_FRACTURE},
+        options={"fracture_mask": [60, 600], "fracture_windows": mode},
+    )
+    game = game_from_state(s, bots=[1, 2])
+    attacker = Client(HTTP_AUTHORIZATION=f"Bearer {ApiToken.issue(seat_users(game)[0])}")
+    body = json.dumps({"expected_seq": game.seq, "action": attack})
+    response = attacker.post(f"/api/games/{game.pk}/actions", body, content_type="application/json")
+    assert response.status_code == 200, response.content
+    applied = response.json()["applied"]
+    log = {e["seq"]: e["seat"] for e in attacker.get(f"/api/games/{game.pk}").json()["log"]}
+    assert [a["seat"] for a in applied] == [log[a["seq"]] for a in applied]
+    assert applied[0]["seat"] == 0 and "action" in applied[0]
+    answers = [a for a in applied if a["type"] == "respond"]
+    assert answers and all(a["source"] == "window" and "action" not in a for a in answers)
+    assert {a["seat"] for a in answers} == ({None} if mode == "sealed" else {1})

@@ -38,6 +38,7 @@ from games.services import play, ratings
 from tests.engine import fixtures
 
 from .conftest import create_started_game, create_user, pass_masked, seat_users, state_of
+from .factories import WITH_FRACTURE, before_battle, conflict_step, game_from_state
 
 #: An independent model with OpenSkill's defaults (the issue: "Plackett–Luce", default parameters).
 PL = PlackettLuce()
@@ -697,7 +698,8 @@ def test_profile_counts_a_team_victory_for_every_teammate() -> None:
 @pytest.mark.django_db
 def test_profile_reliability_counts_decisions_in_time_and_missed_deadlines(client: Client) -> None:
     """Reliability (share of deadlines met): decisions a player made in time count as met, a deadline the
-    sweep had to answer (source ``timeout``) as missed; other players' moves do not count."""
+    sweep had to answer (source ``timeout``) as missed; other players' moves and window answers do not
+    count."""
     game = create_started_game(humans=2, seed=5)
     users = seat_users(game)
     first = state_of(game).active
@@ -714,7 +716,8 @@ def test_profile_reliability_counts_decisions_in_time_and_missed_deadlines(clien
     Prompt.objects.filter(game=game, seat=second).update(deadline_at=timezone.now() - timedelta(seconds=1))
     assert services.deadlines_sweep() == 1
     # One decision per deadline: the turn counts once (its end_turn), not once per advance.
-    closers: tuple[str, ...] = ("end_turn", "respond", "choose_conflict", "play_support", "pass_support")
+    # Not ``respond``: only a Fracture holder answers a window (issue 14), so the profile leaves it out.
+    closers: tuple[str, ...] = ("end_turn", "choose_conflict", "play_support", "pass_support")
     closers += ("discard_choice", "insight_order", "prosperity_choice", "fear_choice")
     web = {
         s: ActionRecord.objects.filter(game=game, seat=s, source="web", payload__type__in=closers).count()
@@ -730,6 +733,63 @@ def test_profile_reliability_counts_decisions_in_time_and_missed_deadlines(clien
     assert f"{web[second]} decisions in time, 1 deadlines missed ({share} %)" in html
     assert "(100 %)" in client.get(f"/players/{users[first].pk}/").content.decode()
     assert "no decisions yet" in client.get(f"/players/{create_user().pk}/").content.decode()
+
+
+def _battle_decide(game: Game, seat: int, card: str) -> Game:
+    """Seat ``seat`` puts its conflict card ``card`` face down from the game page (source ``web``)."""
+    state = state_of(game)
+    payload = {"type": "choose_conflict", "card": fixtures.cid(seat, fixtures.card_index(state, card))}
+    user = seat_users(game)[seat]
+    return services.action_submit(game_id=game.pk, user=user, payload=payload, expected_seq=game.seq).game
+
+
+@pytest.mark.django_db
+def test_profile_reliability_counts_battle_decisions_but_not_a_sealed_windows_answers(client: Client) -> None:
+    """issue 14, R95: a window's answer, made in time or by the sweep, tells that its seat held Fracture
+    (the server passes for the others), so the reliability counts neither; the battle's conflict cards
+    (one decision each for attacker and defender) still count as decisions in time."""
+    s, attack = before_battle(
+        3, arts={0: ["sceptre_rage"]}, hands={1: WITH_FRACTURE}, options={"fracture_mask": [60, 600]}
+    )
+    s = fixtures.act(s, 0, attack).state
+    assert s.window is not None and s.window.asked == [1, 2]
+    game = game_from_state(s)
+    users = seat_users(game)
+    # Seat 1 (holding Fracture) lets the window run out; the server passes for seat 2 after the mask.
+    assert pass_masked(game) == 1
+    Prompt.objects.filter(game=game, seat=1).update(deadline_at=timezone.now() - timedelta(seconds=1))
+    assert services.deadlines_sweep() == 1
+    answers = ActionRecord.objects.filter(game=game, payload__type="respond")
+    assert sorted(answers.values_list("seat", "source")) == [(1, "timeout"), (2, "server")]
+    game.refresh_from_db()
+    state = state_of(game)
+    assert state.window is None and sorted(p.seat for p in engine.pending(state)) == [0, 1]
+    game = _battle_decide(game, 0, "audacious_charge")
+    game = _battle_decide(game, 1, "probing_attack")
+    shown = {n: player_profile(users[n], users[0]) for n in (0, 1, 2)}
+    assert {n: (p.decisions, p.missed) for n, p in shown.items()} == {0: (1, 0), 1: (1, 0), 2: (0, 0)}
+    client.force_login(users[0])
+    html = client.get(f"/players/{users[1].pk}/").content.decode()
+    assert "1 decisions in time, 0 deadlines missed (100 %)" in html
+    assert "no decisions yet" in client.get(f"/players/{users[2].pk}/").content.decode()
+
+
+@pytest.mark.django_db
+def test_profile_reliability_counts_a_private_game_only_for_its_players(client: Client) -> None:
+    """Like the games listed, a private game's decisions count in the reliability only for a viewer seated
+    in it: a stranger learns nothing of the player's activity there."""
+    game = game_from_state(conflict_step(), private=True)
+    users = seat_users(game)
+    _battle_decide(game, 0, "audacious_charge")
+    stranger = create_user()
+    assert player_profile(users[0], users[1]).decisions == 1
+    assert player_profile(users[0], users[0]).decisions == 1
+    assert player_profile(users[0], stranger).decisions == 0
+    assert player_profile(users[0], None).decisions == 0
+    url = f"/players/{users[0].pk}/"
+    assert "no decisions yet" in client.get(url).content.decode()
+    client.force_login(users[1])
+    assert "1 decisions in time" in client.get(url).content.decode()
 
 
 @pytest.mark.django_db

@@ -490,7 +490,7 @@ def h_choose_conflict(tx: Tx, actor: int, action: A.Action) -> None:
         raise wrong_phase(s, "conflict")
     side = b.side(actor)
     if side < 0:
-        raise not_your_decision(s)
+        raise not_your_decision(s, actor)
     if b.conflict[side] != UNCHOSEN:
         raise IllegalAction(ErrorCode.ALREADY_ANSWERED)
     card = hand_card(s, actor, action.card)
@@ -524,7 +524,7 @@ def _support_turn_of(state: GameState, actor: int) -> Battle:
     if b is None or current_phase(state) != "battle" or b.stage != "support":
         raise wrong_phase(state, "support")
     if b.support_order[b.support_turn] != actor:
-        raise not_your_decision(state)
+        raise not_your_decision(state, actor)
     return b
 
 

@@ -259,9 +259,44 @@ def deciding_seats(state: GameState) -> list[int]:
     return [state.active]
 
 
-def not_your_decision(state: GameState) -> IllegalAction:
-    """``NOT_YOUR_DECISION``, naming whose decisions are pending (``waiting``: seats, comma-separated)."""
-    return IllegalAction(ErrorCode.NOT_YOUR_DECISION, waiting=",".join(map(str, deciding_seats(state))))
+def deciding_seats_seen_by(state: GameState, viewer: int) -> list[int]:
+    """The seats the game waits for as ``viewer`` may know them, by seat (R37, R95, issue 14):
+    :func:`deciding_seats`, except in a sealed window, where they are the seats of
+    ``view_for(state, viewer)["prompts"]``: every asked seat other than ``viewer`` until the close, answered
+    or not (so nobody learns from the order of the answers who holds Fracture), and ``viewer`` itself while
+    its own answer is still a decision (:func:`fracture_playable`; otherwise the server passes for it)."""
+    seats = deciding_seats(state)
+    w = state.window
+    if w is None or in_turn(state):
+        return seats  # no window, or an in-turn lap: public, as at the table
+    own = viewer in seats and fracture_playable(state, viewer)
+    return sorted({seat for seat in w.asked if seat != viewer} | ({viewer} if own else set()))
+
+
+def open_targets(state: GameState, seat: int) -> list[str]:
+    """Targets of the open window ``seat`` could fracture now: another player's, still face up (R37)."""
+    w = state.window
+    assert w is not None
+    return [t for t in w.targets if artefact_owner(state, t) != seat and face_up(state, t)]
+
+
+def fracture_playable(state: GameState, seat: int) -> bool:
+    """Whether ``seat`` could Fracture a target of the open window: it holds Fracture and another player's
+    target is still face up (R37). An asked seat without that has nothing to decide: the server passes for
+    it (issue 14)."""
+    return (
+        state.window is not None
+        and state.content.effect_index["fracture"] in state.players[seat].hand
+        and bool(open_targets(state, seat))
+    )
+
+
+def not_your_decision(state: GameState, actor: int) -> IllegalAction:
+    """``NOT_YOUR_DECISION`` for ``actor`` (R27, R37), naming whose decisions are pending as ``actor`` may
+    know them (``waiting``: seats, comma-separated, :func:`deciding_seats_seen_by`): in a sealed window
+    every asked seat, so the error tells no more than the view of who still has to answer (R95, issue 14)."""
+    waiting = deciding_seats_seen_by(state, actor)
+    return IllegalAction(ErrorCode.NOT_YOUR_DECISION, waiting=",".join(map(str, waiting)))
 
 
 def wrong_phase(state: GameState, *expected: str) -> IllegalAction:
@@ -282,7 +317,7 @@ def require_turn(state: GameState, actor: int, *phases: str) -> None:
         IllegalAction: ``NOT_YOUR_DECISION`` or ``WRONG_PHASE``.
     """
     if actor != state.active:
-        raise not_your_decision(state)
+        raise not_your_decision(state, actor)
     if current_phase(state) not in phases:
         raise wrong_phase(state, *phases)
 
@@ -309,7 +344,7 @@ def choice_for(state: GameState, actor: int, kind: str) -> Choice:
     if ch is None or state.window is not None or ch.kind != kind:
         raise wrong_phase(state, Phase.CHOICE)
     if ch.seat != actor:
-        raise not_your_decision(state)
+        raise not_your_decision(state, actor)
     return ch
 
 

@@ -22,6 +22,7 @@ from .core import (
     face_up,
     in_turn,
     not_your_decision,
+    open_targets,
     option,
     require_turn,
     window_waiting,
@@ -102,13 +103,6 @@ def close_window(tx: Tx) -> tuple[Window, list[str]]:
     return w, survivors
 
 
-def open_targets(state: GameState, seat: int) -> list[str]:
-    """Targets of the open window ``seat`` could fracture now: another player's, still face up (R37)."""
-    w = state.window
-    assert w is not None
-    return [t for t in w.targets if artefact_owner(state, t) != seat and face_up(state, t)]
-
-
 def h_respond(tx: Tx, actor: int, action: A.Action) -> None:
     """Answer the open response window (R37): in a sealed window with ranked Fracture targets, in an
     in-turn window with at most one, played at once (the next seat then sees it); or pass with none.
@@ -125,13 +119,13 @@ def h_respond(tx: Tx, actor: int, action: A.Action) -> None:
     if w is None:
         raise wrong_phase(s, "response")
     if actor not in w.asked:
-        raise not_your_decision(s)
+        raise not_your_decision(s, actor)
     i = w.asked.index(actor)
     if w.answers[i] is not None:
         raise IllegalAction(ErrorCode.ALREADY_ANSWERED)
     lap = in_turn(s)
     if lap and actor not in window_waiting(s):
-        raise not_your_decision(s)
+        raise not_your_decision(s, actor)
     ranked = list(action.fracture)
     if ranked and tx.c.effect_index["fracture"] not in s.players[actor].hand:
         raise IllegalAction(ErrorCode.NO_FRACTURE_IN_HAND)
