@@ -167,6 +167,11 @@ SERVICE_MESSAGES: dict[str, Promise] = {
     # issue 19: table talk
     "a message needs some text": gettext_lazy("Write something first: the message is empty."),
     "a message is at most 2,000 characters": gettext_lazy("A message can be at most 2,000 characters long."),
+    "a message cannot contain NUL characters": gettext_lazy("A message cannot contain NUL characters."),
+    "a reason cannot contain NUL characters": gettext_lazy(
+        "A report's reason cannot contain NUL characters."
+    ),
+    "the chat opens when the game starts": gettext_lazy("The chat opens when the game starts."),
     "no such chat channel": gettext_lazy("You cannot write in that chat channel."),
     "only seated players can chat": gettext_lazy("Only the players seated at this table can chat."),
     "your chat is suspended": gettext_lazy("The staff have suspended your chat for a while."),

@@ -4,12 +4,16 @@ taken is delivered again). Celery beat runs ``deadline_sweep`` and ``outbox_swee
 
 from __future__ import annotations
 
+import logging
+
 from celery import shared_task
 from django.utils import timezone
 
 from games import services
 from games.notify import send as notify_send
 from games.services import inbox, outbox, ratings
+
+log = logging.getLogger(__name__)
 
 
 @shared_task(acks_late=True)  # type: ignore[untyped-decorator]  # celery ships no type hints
@@ -42,10 +46,17 @@ def notifications_send(game_id: int | None = None, game_ids: list[int] | None = 
 def outbox_sweep() -> int:
     """Every minute: process received mails still pending, send every due notification (those postponed by
     quiet hours or away periods, and any a lost task or an unreachable broker left behind) and the daily
-    digests. Returns emails sent."""
+    digests. Returns emails sent.
+
+    A mail whose processing fails is logged and left pending (its transaction rolled back, nothing of it
+    applied); the other mails, the notifications and the digests still go out.
+    """
     now = timezone.now()
     for mail_id in inbox.mails_pending():  # mails whose task was lost (broker down, worker killed)
-        inbox.mail_process(mail_id=mail_id)
+        try:
+            inbox.mail_process(mail_id=mail_id)
+        except Exception:  # one bad mail must not stop everyone's notifications
+            log.exception("could not process inbound mail %s; it stays pending", mail_id)
     return notify_send.outbox_flush(now=now) + notify_send.digests_send(now=now)
 
 

@@ -33,7 +33,7 @@ from games.notify.links import BACK, absolute_url, link_token, unsubscribe_token
 from games.notify.position import Position, combat_scores, position_for
 from games.notify.replies import reply_result
 from games.selectors import GameView, game_get, game_view
-from games.services.inbox import reply_address
+from games.services.inbox import SHOWN_SEQ, reply_address
 from games.services.outbox import DECISION_KINDS
 from games.services.projection import TURN_PROMPT_KINDS
 from games.store import game_state
@@ -135,11 +135,15 @@ def content_for(n: Notification, user: User, now: datetime, prompt: Prompt | Non
 def _full_play(c: EmailContent, n: Notification, gv: GameView, user: User, *, moves: bool = True) -> None:
     """Make a decision email answerable by reply (issue 18): its own Reply-To address and, for players who
     chose full play by email, the position from their own view and their legal moves in the notation,
-    numbered. The numbered moves are kept in ``n.data["moves"]`` (a reply's number means that line).
-    Without ``moves`` (a reply's result when nothing waits for them) only the position is added."""
+    numbered. The numbered moves are kept in ``n.data["moves"]`` (a reply's number means that line), the
+    seq of the position shown in ``n.data[SHOWN_SEQ]``. Without ``moves`` (a reply's result when nothing
+    waits for them) only the position is added."""
     if gv.seat is None or gv.view is None:
         return
     c.replyable = moves
+    # The position the email shows: a reply is refused if its player has played since (from the site, the
+    # API or another reply), so its moves are never applied on top of the same moves made elsewhere.
+    n.data = {**n.data, SHOWN_SEQ: gv.game.seq}
     if not user.email_play:
         return
     c.position = position_for(gv.view, gv.names, gv.seat)

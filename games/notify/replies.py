@@ -44,6 +44,10 @@ def _refused_text(reason: str, data: dict[str, Any], title: str) -> str:
             days,
         ),
         "moved_on": _("That decision has already been made, so nothing was applied."),
+        "played_since": _(
+            "You have played since this email was sent (on the site or by another reply), so nothing in "
+            "this reply was applied: its moves were written for an earlier position."
+        ),
         "over": _("“%(title)s” is over, so nothing was applied."),
         "no_moves": _(
             "We found no moves in your reply. Reply with a number from the list, or with moves in the "

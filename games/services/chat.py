@@ -29,7 +29,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from games.models import ChatMessage, ChatMute, ChatRead, ChatReport, Game, Seat
-from games.services.errors import BadPayload, Forbidden, NotFound, ServiceError
+from games.services.errors import NUL, BadPayload, Conflict, Forbidden, NotFound, ServiceError
 from games.services.locks import game_state
 from games.services.outbox import queue_chat
 
@@ -160,8 +160,10 @@ def chat_post(
 
     Raises:
         NotFound (404: no such game, a private one the user has no seat in, or a channel they do not have),
-        Forbidden (403: not seated, chat suspended), BadPayload (400: empty or over 2,000 characters),
-        RateLimited (429). Nothing is written when one is raised.
+        Forbidden (403: not seated, chat suspended), BadPayload (400: empty, over 2,000 characters, or
+        holding a NUL character, which no text column can store), Conflict (409: the game has not started;
+        seat numbers are dealt at the start, and a message is filed by seat), RateLimited (429). Nothing is
+        written when one is raised.
     """
     now = now or timezone.now()
     if not isinstance(text, str) or not text.strip():
@@ -169,6 +171,8 @@ def chat_post(
     text = text.strip()
     if len(text) > MAX_LENGTH:
         raise BadPayload("a message is at most 2,000 characters", field="text", max=MAX_LENGTH)
+    if NUL in text:
+        raise BadPayload("a message cannot contain NUL characters", field="text")
     with transaction.atomic():
         locked = User.objects.select_for_update().get(
             pk=user.pk
@@ -176,6 +180,8 @@ def chat_post(
         game = Game.objects.defer("state", "setup").prefetch_related("seats").filter(pk=game_id).first()
         if game is None:
             raise NotFound("no such game", game_id=game_id)
+        if game.status == Game.Status.LOBBY:
+            raise Conflict("the chat opens when the game starts")
         seats = list(game.seats.all())
         reader = reader_of(game, locked, seats)
         if reader.seat is None:
@@ -254,7 +260,10 @@ def chat_report(*, user: User, message_id: int, reason: str = "") -> ChatReport:
 
     Raises:
         NotFound: no such message, or one the user cannot read.
+        BadPayload: the reason holds a NUL character (no text column can store it).
     """
+    if NUL in str(reason):
+        raise BadPayload("a reason cannot contain NUL characters", field="reason")
     message = ChatMessage.objects.select_related("game").filter(pk=message_id).first()
     if message is None or not _can_read(message, user):
         raise NotFound("no such message")

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+#: The one character PostgreSQL's text and jsonb columns cannot store (U+0000): free text holding it is
+#: refused with :class:`BadPayload` (or, in received mail, removed) before it reaches a column or a lookup.
+NUL = "\x00"
+
 
 class ServiceError(Exception):
     """A refused write. ``status`` is the HTTP status to answer with; ``code`` a stable machine code."""

@@ -32,7 +32,7 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 
 from accounts.models import User
 from games import engine
-from games.models import ChatMessage, Game, InboundMail, Notification, Prompt
+from games.models import ActionRecord, ChatMessage, Game, InboundMail, Notification, Prompt
 from games.services import chat
 from games.services.errors import ServiceError
 from games.services.locks import game_state, lock_with_seats
@@ -220,8 +220,12 @@ def _process(mail: InboundMail, now: datetime) -> None:
     if origin.kind in CHAT_KINDS:
         return _chat_reply(mail, reply, origin, owner)
     game, _seats = lock_with_seats(origin.game_id)
-    if game.status != Game.Status.ACTIVE or not _still_open(origin):
-        _finish(mail, InboundMail.Status.REFUSED, "moved_on" if game.status == Game.Status.ACTIVE else "over")
+    if game.status != Game.Status.ACTIVE or not _still_open(origin) or _played_since(origin):
+        if game.status != Game.Status.ACTIVE:
+            reason = "over"
+        else:
+            reason = "moved_on" if not _still_open(origin) else "played_since"
+        _finish(mail, InboundMail.Status.REFUSED, reason)
         _answer(mail, owner, origin, {"refused": mail.reason}, _subject(reply))
         return None
     lines = reply.lines[:MAX_LINES]
@@ -293,6 +297,21 @@ def _still_open(origin: Notification) -> bool:
     if not origin.prompt_key or origin.seat is None or origin.game_id is None:
         return False
     return Prompt.objects.filter(game_id=origin.game_id, seat=origin.seat, key=origin.prompt_key).exists()
+
+
+#: ``Notification.data`` key of the seq of the position a replyable email showed (set when it is sent).
+SHOWN_SEQ = "shown_seq"
+
+
+def _played_since(origin: Notification) -> bool:
+    """Whether the replied-to email's seat has played since the position the email showed: its moves were
+    written for that position, and may be the very moves the player has since made on the site, by the API
+    or by another reply (a turn's decision stays open for the whole turn, so :func:`_still_open` cannot
+    tell). Emails sent before the shown position was recorded are not checked."""
+    shown = origin.data.get(SHOWN_SEQ) if isinstance(origin.data, dict) else None
+    if not isinstance(shown, int) or origin.seat is None or origin.game_id is None:
+        return False
+    return ActionRecord.objects.filter(game_id=origin.game_id, seat=origin.seat, seq__gt=shown).exists()
 
 
 def _apply_lines(game_id: int, user: User, lines: list[str], moves: list[str]) -> Batch:

@@ -15,8 +15,8 @@ from accounts.models import User
 from games import engine
 from games.bots import BOT_LEVELS
 from games.engine.rng import Rng
-from games.models import TIME_CONTROLS, Game, Seat
-from games.services.errors import BadPayload, Conflict, Forbidden
+from games.models import TIME_CONTROLS, ChatMessage, Game, Seat
+from games.services.errors import NUL, BadPayload, Conflict, Forbidden
 from games.services.locks import lock_game
 from games.services.outbox import queue_lobby
 from games.services.play import (
@@ -213,11 +213,13 @@ def invitation_address(*, game_id: int, user: User, who: str) -> tuple[Game, str
             raise BadPayload("this table has sent all its invitations")
         if "@" in who:
             address = who
-            if not _EMAIL.fullmatch(address):
+            if NUL in address or not _EMAIL.fullmatch(address):
                 raise BadPayload("that is not an email address")
         else:
-            found = User.objects.filter(display_name__iexact=who, is_active=True).exclude(pk=user.pk).first()
-            if not who or found is None:
+            # a NUL is in no name, and the database refuses it even in a lookup
+            users = User.objects.filter(display_name__iexact=who, is_active=True).exclude(pk=user.pk)
+            found = users.first() if who and NUL not in who else None
+            if found is None:
                 raise BadPayload("no player has that name")
             address = found.email
         game.invitations_sent += 1
@@ -311,6 +313,9 @@ def game_start(*, game_id: int, user: User | None, seed: int | None = None) -> G
         for new_number, seat in zip(order, seats, strict=True):
             seat.number = new_number
             seat.save(update_fields=["number"])
+        # Messages are filed by seat number: any the lobby holds (the API took lobby chat before session 9)
+        # would now be shown to whoever got those numbers. The chat opens with the game.
+        ChatMessage.objects.filter(game=game).delete()
         options = {**engine.current_options(), **game.options}  # a new table plays the newest rules
         setup = {"players": game.players, "seed": seed, "options": options, "content": game.content}
         state = engine.new_game(setup)

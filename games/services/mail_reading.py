@@ -26,6 +26,8 @@ from email.utils import getaddresses
 import html2text
 from mailparser_reply import EmailMessage as ParsedBody
 
+from games.services.errors import NUL
+
 #: The languages whose quote headers ("On … wrote:", "Den … skrev:", Outlook's "Od:/Wysłane:" block…) and
 #: signatures mail-parser-reply strips: the site's four (what it lacks for them is added below).
 REPLY_LANGUAGES = ("en", "sv", "pl", "ko")
@@ -103,12 +105,13 @@ def parse_message(raw: bytes) -> EmailMessage:
 
 
 def _header(message: EmailMessage, name: str) -> str:
-    """A header's text (``""`` when missing or unreadable)."""
+    """A header's text (``""`` when missing or unreadable), without NUL characters (the database cannot
+    store them)."""
     try:
         value = message.get(name)
     except (ValueError, TypeError, IndexError):  # a malformed header the policy cannot fold
         return ""
-    return str(value or "").strip()
+    return str(value or "").replace(NUL, "").strip()
 
 
 def message_id_of(message: EmailMessage, raw: bytes) -> str:
@@ -128,7 +131,7 @@ def addresses(message: EmailMessage, *names: str) -> list[str]:
             values = message.get_all(name) or []
         except (ValueError, TypeError, IndexError):
             continue
-        for _display, addr in getaddresses([str(v) for v in values]):
+        for _display, addr in getaddresses([str(v).replace(NUL, "") for v in values]):
             if addr and "@" in addr:
                 out.append(addr.strip().lower())
     return out
@@ -156,14 +159,15 @@ def is_automatic(message: EmailMessage) -> bool:
 
 def body_text(message: EmailMessage) -> str:
     """The message's text: its ``text/plain`` body, else its ``text/html`` body read through html2text;
-    attachments are skipped (``EmailMessage.get_body``). ``""`` when it has neither."""
+    attachments are skipped (``EmailMessage.get_body``). ``""`` when it has neither. NUL characters are
+    removed (no move or message needs one, and the database cannot store them)."""
     try:
         part = message.get_body(preferencelist=("plain",))
         if part is not None:
-            return str(part.get_content())
+            return str(part.get_content()).replace(NUL, "")
         part = message.get_body(preferencelist=("html",))
         if part is not None:
-            return html_text(str(part.get_content()))
+            return html_text(str(part.get_content()).replace(NUL, ""))
     except (LookupError, UnicodeError, ValueError):  # an unknown charset or a broken part
         return ""
     return ""

@@ -23,7 +23,7 @@ from games.chat import PAGE, chat_version, chat_view
 from games.models import ChatMessage, Game
 from games.services import chat
 from games.services.chat import RateLimited
-from games.services.errors import BadPayload, Forbidden, NotFound
+from games.services.errors import BadPayload, Conflict, Forbidden, NotFound
 
 from .conftest import create_started_game, create_user, seat_users
 
@@ -215,6 +215,7 @@ def test_rate_limits_per_minute_and_per_day_with_the_time_to_wait() -> None:
         ("p9", "nobody", NotFound),
         ("lobby", "hi", NotFound),
         ("table", None, BadPayload),
+        ("table", "a\x00b", BadPayload),  # no text column can store U+0000
     ],
 )
 def test_bad_messages_are_refused_and_change_nothing(channel: str, text: Any, error: type[Exception]) -> None:
@@ -379,3 +380,47 @@ def test_a_private_message_is_not_on_the_replay_or_the_finished_page_of_a_third_
         response = client.get(url, follow=True)
         assert response.status_code == 200, url
         assert SECRET not in response.content.decode(), url
+
+
+def test_a_lobby_has_no_chat_by_any_door() -> None:
+    """Messages are filed by seat number, and the start deals the seat numbers anew: a lobby message would
+    be shown to whoever got its seats. The pages never offered a lobby chat; the service (so the API and
+    email too) refuses one with 409 and stores nothing."""
+    a, b = create_user(), create_user()
+    lobby = services.game_create(user=a, title="Lobby talk", players=3)
+    services.seat_join(game_id=lobby.pk, user=b)
+    with pytest.raises(Conflict):
+        chat.chat_post(game_id=lobby.pk, user=a, channel="p1", text="only for you")
+    posted = api(a).post(
+        f"/api/games/{lobby.pk}/chat",
+        json.dumps({"channel": "table", "text": "hello"}),
+        content_type="application/json",
+    )
+    assert posted.status_code == 409 and posted.json()["error"] == "conflict"
+    assert not ChatMessage.objects.exists()
+
+
+def test_messages_a_lobby_holds_from_before_the_lobby_rule_are_dropped_at_the_start() -> None:
+    """A lobby message stored before the chat refused lobbies (the API took them) names seats the start
+    deals anew: the start drops it, so nobody reads a message filed under their new seat number."""
+    a, b, c = create_user(), create_user(), create_user()
+    lobby = services.game_create(user=a, title="Old lobby talk", players=3)
+    services.seat_join(game_id=lobby.pk, user=b)
+    services.seat_join(game_id=lobby.pk, user=c)
+    ChatMessage.objects.create(
+        game=lobby,
+        author=a,
+        author_seat=0,
+        channel=ChatMessage.Channel.PRIVATE,
+        to_seat=1,
+        text="only for you",
+        created_at=timezone.now(),
+        game_seq=0,
+    )
+    services.game_start(game_id=lobby.pk, user=a, seed=7)
+    assert not ChatMessage.objects.filter(game=lobby).exists()
+    for user in (a, b, c):
+        assert all(
+            not view.lines
+            for view in [chat_view(Game.objects.get(pk=lobby.pk), user, f"p{n}") for n in range(3)]
+        )

@@ -14,6 +14,7 @@ from datetime import timedelta
 from email import message_from_bytes, policy
 from email.message import EmailMessage as StdMessage
 from email.utils import make_msgid
+from typing import Any
 
 import pytest
 import time_machine
@@ -351,3 +352,98 @@ def test_attachments_are_never_read(sent: list[EmailMultiAlternatives], writes: 
     row = deliver(writes, reply.as_bytes(policy=policy.SMTP))
     assert (row.status == InboundMail.Status.REFUSED and row.reason == "no_moves") or row.lines[:1] != ["end"]
     assert "end" not in row.lines
+
+
+@pytest.mark.django_db
+def test_a_reply_written_before_a_move_on_the_page_does_not_make_that_move_again(
+    sent: list[EmailMultiAlternatives], writes: Writes
+) -> None:
+    """No action is applied twice, whichever door it came through: a turn's decision stays open for the
+    whole turn, so a reply to its email that arrives after the player made the same move on the site must
+    be refused ("played_since"), and answered with the position and moves as they are now."""
+    from django.test import Client
+
+    game = writes(lambda: create_started_game(humans=2, seed=21))
+    users = seat_users(game)
+    seat = active_turn(game)
+    msg = decision_email(sent, users[seat])  # the "your turn" email, at the game's current seq
+    state = state_of(game)
+    move = next(a for a in engine.legal_actions(state, seat) if isinstance(a, A.Redistribute))
+    line = engine.to_text(state, move, "en")
+    [step] = move.to_dict()["moves"]
+    page = Client()
+    page.force_login(users[seat])
+    response = page.post(
+        f"/games/{game.pk}/act/",
+        {"type": "redistribute", "expected_seq": str(game.seq), **{k: str(v) for k, v in step.items()}},
+    )
+    assert response.status_code == 302
+    sent.clear()
+    row = deliver(writes, reply_to(msg, line))
+    assert (row.status, row.reason) == (InboundMail.Status.REFUSED, "played_since")
+    records = ActionRecord.objects.filter(game=game, payload__type="redistribute")
+    assert [r.source for r in records] == ["web"]
+    [answer] = to_user(sent, users[seat])
+    assert "You have played since this email was sent" in answer.body
+    assert "Reply-To" in answer.extra_headers  # the answer carries the decision still open: reply to it
+    # a reply to that answer plays on
+    follow = deliver(writes, reply_to(answer, "1"))  # the first move of the answer's list
+    assert (follow.status, follow.applied) == (InboundMail.Status.APPLIED, 1), follow.reason
+
+
+@pytest.mark.django_db
+def test_a_reply_with_a_nul_character_is_read_without_it_and_the_sweep_runs_on(
+    sent: list[EmailMultiAlternatives], writes: Writes
+) -> None:
+    """PostgreSQL's text and jsonb columns cannot store U+0000: text read from a mail loses its NUL
+    characters, so "end\\x00" plays "end" once (it had stayed pending and failed every minute's sweep)."""
+    from games import tasks
+
+    game, users = started(writes)
+    seat = active_turn(game)
+    msg = decision_email(sent, users[seat])
+    row = deliver(writes, reply_to(msg, "end\x00"))
+    assert row.status == InboundMail.Status.APPLIED, row.reason
+    assert row.lines == ["end"]
+    assert list(ActionRecord.objects.filter(game=game, source="email").values_list("payload", flat=True)) == [
+        {"type": "end_turn"}
+    ]
+    tasks.outbox_sweep()
+
+
+@pytest.mark.django_db
+def test_one_mail_that_fails_does_not_stop_the_minute_sweep(
+    sent: list[EmailMultiAlternatives], writes: Writes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sweep processes the pending mails one by one: a mail whose processing raises is logged and left
+    pending (nothing of it applied), and the mails after it, the outbox and the digests still run."""
+    from games import tasks
+    from games.notify import send
+
+    game, users = started(writes)
+    seat = active_turn(game)
+    msg = decision_email(sent, users[seat])
+    with monkeypatch.context() as m:
+        m.setattr(inbox, "mail_process", lambda **kw: InboundMail.objects.get(pk=kw["mail_id"]))
+        bad = deliver(writes, reply_to(msg, "end", message_id="<bad@example.com>"))
+        good = deliver(writes, reply_to(msg, "end", message_id="<good@example.com>"))
+    assert InboundMail.objects.filter(status=InboundMail.Status.PENDING).count() == 2
+    real = inbox.mail_process
+
+    def failing(*, mail_id: int, now: Any = None) -> InboundMail:
+        if mail_id == bad.pk:
+            raise RuntimeError("a mail the code cannot handle")
+        return real(mail_id=mail_id, now=now)
+
+    flushed: list[bool] = []
+
+    def flush(**kw: Any) -> int:
+        flushed.append(True)
+        return 0
+
+    monkeypatch.setattr(inbox, "mail_process", failing)
+    monkeypatch.setattr(send, "outbox_flush", flush)
+    tasks.outbox_sweep()
+    assert InboundMail.objects.get(pk=bad.pk).status == InboundMail.Status.PENDING
+    assert InboundMail.objects.get(pk=good.pk).status == InboundMail.Status.APPLIED
+    assert flushed

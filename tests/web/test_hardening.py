@@ -22,6 +22,7 @@ from games.engine.bot import choose
 from games.engine.rng import Rng
 from games.messages import service_message
 from games.models import Game, Prompt
+from games.services import chat as chat_service
 from games.services.outbox import MAX_CLOCK, deadline_for
 
 from .conftest import create_private_game, create_started_game, create_user, seat_users
@@ -363,3 +364,55 @@ def test_the_action_schema_and_parse_action_agree() -> None:
             with pytest.raises(engine.InvalidActionPayload):
                 engine.parse_action({"type": kind})
             assert not validator.is_valid({"type": kind})
+
+
+# ---------------------------------------------------------------------------------------------------------
+# NUL characters (session 9 review): PostgreSQL's text and jsonb columns cannot store U+0000, and the
+# database refuses it even in a lookup. Free text holding one is a 4xx that writes nothing.
+# ---------------------------------------------------------------------------------------------------------
+
+
+def _raising_client(user: User) -> Client:
+    client = Client(raise_request_exception=False)  # a server error is answered 500, as in production
+    client.force_login(user)
+    return client
+
+
+def test_a_chat_message_with_a_nul_character_is_refused_on_the_page_and_by_the_api() -> None:
+    from games.models import ChatMessage
+
+    game = create_started_game(humans=2, seed=21)
+    users = seat_users(game)
+    page = _raising_client(users[0]).post(
+        f"/games/{game.pk}/chat/post/", {"channel": "table", "text": "hi\x00"}
+    )
+    assert 400 <= page.status_code < 500, page.status_code
+    body = json.dumps({"channel": "table", "text": "a\u0000b"})
+    api = _raising_client(users[0]).post(f"/api/games/{game.pk}/chat", body, content_type="application/json")
+    assert api.status_code == 400, (api.status_code, api.content[:120])
+    assert api.json()["error"] == "invalid_payload" and "NUL" in api.json()["message"]
+    assert not ChatMessage.objects.filter(game=game).exists()
+
+
+def test_a_chat_report_with_a_nul_character_in_its_reason_is_refused() -> None:
+    from games.models import ChatReport
+
+    game = create_started_game(humans=2, seed=21)
+    users = seat_users(game)
+    message = chat_service.chat_post(game_id=game.pk, user=users[1], channel="table", text="hello")
+    response = _raising_client(users[0]).post(
+        f"/games/{game.pk}/chat/report/", {"message": str(message.pk), "reason": "rude\x00"}
+    )
+    assert 400 <= response.status_code < 500 or response.status_code == 302, response.status_code
+    assert not ChatReport.objects.filter(message=message).exists()
+
+
+@pytest.mark.parametrize("who", ["bob\x00", "bob\x00@example.com"])
+def test_an_invitation_to_a_name_or_address_with_a_nul_character_is_refused(who: str) -> None:
+    owner = create_user()
+    lobby = services.game_create(user=owner, title="Lobby", players=3)
+    response = _raising_client(owner).post(f"/games/{lobby.pk}/invite/", {"who": who})
+    assert response.status_code < 500, response.status_code
+    assert Game.objects.get(pk=lobby.pk).invitations_sent == 0
+    with pytest.raises(services.ServiceError):
+        services.invitation_address(game_id=lobby.pk, user=owner, who=who)
