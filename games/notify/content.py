@@ -32,7 +32,7 @@ from games.notify.chat_mail import chat_email, chat_key, chat_line, chat_message
 from games.notify.links import BACK, absolute_url, link_token, unsubscribe_token
 from games.notify.position import Position, combat_scores, position_for
 from games.notify.replies import reply_result
-from games.selectors import GameView, game_get, game_view
+from games.selectors import GameView, game_get, game_view, visible_to
 from games.services.inbox import SHOWN_SEQ, reply_address
 from games.services.outbox import DECISION_KINDS
 from games.services.projection import TURN_PROMPT_KINDS
@@ -116,7 +116,10 @@ def content_for(n: Notification, user: User, now: datetime, prompt: Prompt | Non
         c = EmailContent(*reply_result(n, gv, game.title))
         if gv.seat is not None and prompt is not None and gv.view is not None:
             c.details += _decision_details(prompt.kind, gv.view, gv.names, gv.seat)
-    if n.kind != Notification.Kind.FINISHED:  # the game-over email links the result and the replay itself
+    # A reply refused as not theirs may come from someone outside a private game: they are told so, and
+    # read nothing of the game (no link, no log).
+    visible = visible_to(game, user)
+    if n.kind != Notification.Kind.FINISHED and visible:  # the game-over email links result and replay
         c.links.insert(0, (_("Open the game"), game_url))
     if (n.kind in DECISION_KINDS or n.kind == Notification.Kind.REPLY) and prompt is not None:
         c.deadline = _when(user, prompt.deadline_at, now)
@@ -126,7 +129,7 @@ def content_for(n: Notification, user: User, now: datetime, prompt: Prompt | Non
         _full_play(c, n, gv, user)
     elif n.kind == Notification.Kind.REPLY:
         _full_play(c, n, gv, user, moves=False)  # the new position, though nothing waits for them now
-    for entry in reversed(gv.log[:4]):
+    for entry in reversed(gv.log[:4] if visible else []):
         c.log.extend(entry["lines"])
     c.log = c.log[-8:]
     return c

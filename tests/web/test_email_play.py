@@ -23,7 +23,7 @@ from django.utils import timezone
 from pytest_django import Settings
 
 from accounts.models import User
-from games import engine
+from games import engine, services
 from games.engine import actions as A
 from games.models import ActionRecord, Game, InboundMail, Notification
 from games.services import inbox
@@ -447,3 +447,40 @@ def test_one_mail_that_fails_does_not_stop_the_minute_sweep(
     assert InboundMail.objects.get(pk=bad.pk).status == InboundMail.Status.PENDING
     assert InboundMail.objects.get(pk=good.pk).status == InboundMail.Status.APPLIED
     assert flushed
+
+
+@pytest.mark.django_db
+def test_a_stranger_answered_about_a_private_game_reads_none_of_its_log(
+    sent: list[EmailMultiAlternatives], writes: Writes
+) -> None:
+    """A reply address forwarded to someone outside a private game: their reply is refused as not theirs
+    and they are told so, but their answer carries nothing of the game they may not look at (its log)."""
+    game, users = started(writes)
+    Game.objects.filter(pk=game.pk).update(private=True)
+    seat = active_turn(game)
+    msg = decision_email(sent, users[seat])
+    state = state_of(game)
+    move = next(a for a in engine.legal_actions(state, seat) if isinstance(a, A.Redistribute))
+    writes(
+        lambda: services.action_submit(
+            game_id=game.pk, user=users[seat], payload=move.to_dict(), expected_seq=game.seq
+        )
+    )  # something for the log to say
+    stranger = create_user()
+    sent.clear()
+    row = deliver(writes, reply_to(msg, "end", sender=stranger.email))
+    assert (row.status, row.reason) == (InboundMail.Status.REFUSED, "not_yours")
+    [answer] = to_user(sent, stranger)
+    lines = [line for entry in _log_lines(game, stranger) for line in entry]
+    assert lines and not [line for line in lines if line in answer.body], answer.body
+    Game.objects.filter(pk=game.pk).update(private=False)  # a public game's log is anyone's to read
+    sent.clear()
+    deliver(writes, reply_to(msg, "end", sender=stranger.email, message_id="<again@example.com>"))
+    [public] = to_user(sent, stranger)
+    assert [line for line in lines if line in public.body]
+
+
+def _log_lines(game: Game, user: User) -> list[list[str]]:
+    from games.selectors import game_view
+
+    return [entry["lines"] for entry in game_view(Game.objects.get(pk=game.pk), user).log[:4]]
