@@ -220,13 +220,17 @@ def _process(mail: InboundMail, now: datetime) -> None:
     if origin.kind in CHAT_KINDS:
         return _chat_reply(mail, reply, origin, owner)
     game, _seats = lock_with_seats(origin.game_id)
-    if game.status != Game.Status.ACTIVE or not _still_open(origin) or _played_since(origin):
-        if game.status != Game.Status.ACTIVE:
-            reason = "over"
-        else:
-            reason = "moved_on" if not _still_open(origin) else "played_since"
-        _finish(mail, InboundMail.Status.REFUSED, reason)
-        _answer(mail, owner, origin, {"refused": mail.reason}, _subject(reply))
+    if game.status != Game.Status.ACTIVE:
+        stale = "over"
+    elif not _still_open(origin):
+        stale = "moved_on"
+    elif _played_since(origin):
+        stale = "played_since"
+    else:
+        stale = ""
+    if stale:
+        _finish(mail, InboundMail.Status.REFUSED, stale)
+        _answer(mail, owner, origin, {"refused": stale}, _subject(reply))
         return None
     lines = reply.lines[:MAX_LINES]
     mail.lines = lines
