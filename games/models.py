@@ -266,6 +266,8 @@ class Notification(models.Model):
     send_after = models.DateTimeField()
     sent_at = models.DateTimeField(null=True, blank=True)
     skip_reason = models.CharField(max_length=40, blank=True)
+    #: Failed tries to build or send it (each postpones it; after ``SEND_ATTEMPTS`` it is skipped).
+    attempts = models.PositiveSmallIntegerField(default=0)
     digest = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="items")
     link_used_at = models.DateTimeField(null=True, blank=True)
 

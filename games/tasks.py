@@ -20,12 +20,19 @@ log = logging.getLogger(__name__)
 def deadline_sweep() -> int:
     """Apply the timeout action of every overdue prompt and queue the 75 % reminders; returns how many
     timeouts were applied. Running it twice in a row applies and queues nothing the second time (an
-    applied prompt is closed; a queued reminder clears ``remind_at``)."""
+    applied prompt is closed; a queued reminder clears ``remind_at``).
+
+    One game that fails (its timeout, or its slow bots) is logged and left for the next run; the other
+    games' timeouts, the reminders and the other games' bots still run.
+    """
     now = timezone.now()
-    applied = services.deadlines_sweep(now=now)
+    applied = services.deadlines_sweep(now=now)  # guards each prompt itself
     outbox.reminders_queue(now=now)
     for game_id in services.bots_waiting(now=now):  # a slow bot whose task was lost (issue 17)
-        applied += services.bots_play(game_id=game_id)
+        try:
+            applied += services.bots_play(game_id=game_id)
+        except Exception:  # one game's fault must not stop the other games' bots
+            log.exception("could not play the waiting bots of game %s", game_id)
     return applied
 
 

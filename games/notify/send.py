@@ -9,6 +9,8 @@ is the same (docs/operations.md "Email delivery")."""
 from __future__ import annotations
 
 import logging
+import smtplib
+import socket
 from datetime import datetime, time, timedelta
 
 from django.conf import settings
@@ -59,6 +61,39 @@ def _skip(n: Notification, reason: str) -> None:
     n.save(update_fields=["status", "skip_reason"])
 
 
+#: How often a notification may fail to be built or sent before it is skipped (reason ``failed``).
+SEND_ATTEMPTS = 8
+
+#: The wait after a notification's first failure; it doubles with each further one (5 minutes, then 10,
+#: 20, … about 10 hours over the eight tries).
+RETRY_AFTER = timedelta(minutes=5)
+
+#: Errors of the mail server itself (down, unreachable, gone mid-session): the flush stops and the next
+#: sweep tries again; no row is blamed for them.
+TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
+    smtplib.SMTPServerDisconnected,
+    smtplib.SMTPConnectError,
+    ConnectionError,
+    TimeoutError,
+    socket.gaierror,
+)
+
+
+def _failed(n: Notification, now: datetime, error: Exception) -> None:
+    """Record one failure of locked row ``n`` (its own writes were rolled back): postpone it by
+    :data:`RETRY_AFTER`, doubled per earlier failure, or skip it (``failed: <error>``) after
+    :data:`SEND_ATTEMPTS` tries, so one bad row never holds the others back nor is tried every minute."""
+    n.attempts += 1
+    if n.attempts >= SEND_ATTEMPTS:
+        n.status = Notification.Status.SKIPPED
+        n.skip_reason = f"failed: {type(error).__name__}"[:40]
+    else:
+        n.status = Notification.Status.PENDING
+        n.send_after = now + RETRY_AFTER * 2 ** (n.attempts - 1)
+    n.save(update_fields=["attempts", "status", "skip_reason", "send_after"])
+    log.warning("notification %s failed (try %s): %r", n.pk, n.attempts, error, exc_info=error)
+
+
 def _open_prompt(n: Notification) -> Prompt | None:
     if n.game_id is None or n.seat is None:
         return None
@@ -70,6 +105,9 @@ def _deliver(n: Notification, now: datetime, connection: BaseEmailBackend) -> bo
     user = n.recipient
     if not user.is_active or not user.email:
         _skip(n, "no address")
+        return False
+    if n.kind == Notification.Kind.DIGEST:  # a digest is sent by digests_send; one left pending is empty
+        _skip(n, "empty digest")
         return False
     mode = user.notify_mode(n.kind)
     if mode == "off":
@@ -109,6 +147,10 @@ def outbox_flush(*, game_id: int | None = None, now: datetime | None = None, lim
     with ``SKIP LOCKED`` so concurrent workers never send the same row. Running it twice sends nothing
     the second time.
 
+    A row that fails to be built or sent is postponed, then skipped (:func:`_failed`), and the flush goes
+    on with the next; if the mail server itself fails (:data:`TRANSPORT_ERRORS`) the flush stops and
+    leaves the rows for the next sweep.
+
     Returns:
         How many emails were sent.
     """
@@ -126,7 +168,14 @@ def outbox_flush(*, game_id: int | None = None, now: datetime | None = None, lim
                 n = rows.select_related("recipient").order_by("send_after", "pk").first()
                 if n is None:
                     break
-                sent += _deliver(n, now, connection)
+                try:
+                    with transaction.atomic():  # a savepoint: the row's own writes go if it fails
+                        sent += _deliver(n, now, connection)
+                except TRANSPORT_ERRORS as error:
+                    log.warning("the mail server failed; the outbox waits for the next sweep: %r", error)
+                    break
+                except Exception as error:  # one row's problem must not stop everyone's mail
+                    _failed(n, now, error)
     finally:
         connection.close()
     return sent
@@ -151,7 +200,13 @@ def digests_send(*, now: datetime | None = None) -> int:
     connection = get_connection()
     try:
         for user in User.objects.filter(pk__in=list(user_ids)):
-            sent += _digest_send(user, now, connection)
+            try:
+                sent += _digest_send(user, now, connection)
+            except TRANSPORT_ERRORS as error:
+                log.warning("the mail server failed; the digests wait for the next sweep: %r", error)
+                break
+            except Exception:  # one user's digest must not stop the others'; tried again next sweep
+                log.exception("could not send the digest of user %s", user.pk)
     finally:
         connection.close()
     return sent
@@ -170,6 +225,12 @@ def _digest_send(user: User, now: datetime, connection: BaseEmailBackend) -> boo
         keep = _digest_items(user)
         if not keep:
             return False
+        with translation.override(user.language), timezone.override(user_zone(user)):
+            contents = _digest_contents(keep, user, now)
+        items = Notification.objects.filter(pk__in=[item.pk for item, _prompt in keep])
+        if not contents:  # only chat messages hidden since: nothing to say, and nothing to keep for later
+            items.update(status=Notification.Status.SKIPPED, skip_reason="hidden")
+            return False
         digest = Notification.objects.create(
             recipient=user,
             kind=Notification.Kind.DIGEST,
@@ -178,14 +239,8 @@ def _digest_send(user: User, now: datetime, connection: BaseEmailBackend) -> boo
             send_after=now,
             data={"items": len(keep)},
         )
-        with translation.override(user.language), timezone.override(user_zone(user)):
-            contents = _digest_contents(keep, user, now)
-            if not contents:  # only chat messages hidden since: nothing to say
-                return False
         connection.send_messages([build_email(digest, user, now, None, items=contents)])
-        Notification.objects.filter(pk__in=[item.pk for item, _prompt in keep]).update(
-            status=Notification.Status.SENT, sent_at=now, digest=digest
-        )
+        items.update(status=Notification.Status.SENT, sent_at=now, digest=digest)
         digest.status = Notification.Status.SENT
         digest.sent_at = now
         digest.save(update_fields=["status", "sent_at"])

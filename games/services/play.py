@@ -333,26 +333,35 @@ def deadlines_sweep(*, now: datetime | None = None, limit: int = 1000) -> int:
     """Apply the timeout action of every overdue prompt (Celery beat runs this every minute).
 
     Deadlines live in the database, so a sweep finds them whatever happened to earlier tasks. A prompt
-    that opens already overdue (a turn whose first step timed out) is handled in the same sweep.
+    that opens already overdue (a turn whose first step timed out) is handled in the same sweep. A prompt
+    whose timeout fails (its game's state cannot be read or the engine refuses the stored timeout action)
+    is logged and left for the next sweep; this sweep goes on without it, so one broken game never holds
+    back the other games' deadlines.
 
     Returns:
         How many timeout actions were applied.
     """
     now = now or timezone.now()
     applied = 0
+    failed: set[int] = set()
     for _ in range(limit):
         due = list(
             Prompt.objects.filter(
                 Q(deadline_at__lte=now) | Q(auto_at__lte=now), game__status=Game.Status.ACTIVE
             )
+            .exclude(pk__in=failed)
             .order_by("deadline_at")
-            .values_list("game_id", "seat", "key")[:50]
+            .values_list("pk", "game_id", "seat", "key")[:50]
         )
         progress = 0
-        for game_id, seat, key in due:
-            progress += prompt_expire(game_id=game_id, seat=seat, key=key, now=now)
+        for pk, game_id, seat, key in due:
+            try:
+                progress += prompt_expire(game_id=game_id, seat=seat, key=key, now=now)
+            except Exception:  # one game's fault must not stop every other game's clock
+                log.exception("could not apply the timeout of prompt %s (game %s)", key, game_id)
+                failed.add(pk)
         applied += progress
-        if not progress:
+        if not progress and not failed.intersection(pk for pk, *_rest in due):
             break
     return applied
 
