@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar
 
 from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 
 from games.models import Notification
+from mastery.text import single_line
 
 from .models import TIME_ZONES, User, away_period_errors
 
@@ -22,6 +25,35 @@ TIME_ZONE_SET = frozenset(TIME_ZONES)
 NOTIFY_CHOICES = [("immediate", _("Immediately")), ("digest", _("In a daily digest")), ("off", _("Off"))]
 
 
+#: Names the bots go by ("Bot 2", shown as "Bot 2 (hard)"): a player may not look like a bot.
+_BOT_NAME = re.compile(r"^bot\s*(\d|\(|$)", re.IGNORECASE)
+
+
+def display_name_clean(raw: str, user: User | None) -> str:
+    """A display name as it is stored: on one line, without invisible characters (:func:`single_line`),
+    and unlike every other player's name (compared without case) and the bots' names, so nobody can pass
+    for another player or a bot in the lobby, the chat or an email, or receive their invitations.
+
+    Args:
+        raw: what was typed (empty: no display name; the public name is then taken from the email).
+        user: whose name it is (``None`` at sign-up).
+
+    Raises:
+        ValidationError: nothing visible, a bot's name, or another player's name.
+    """
+    name = single_line(raw)
+    if raw.strip() and not name:
+        raise ValidationError(_("A display name needs some visible characters."))
+    if _BOT_NAME.match(name):
+        raise ValidationError(_("Names such as “Bot 1” are kept for the bots."))
+    others = User.objects.filter(display_name__iexact=name)
+    if user is not None and user.pk is not None:
+        others = others.exclude(pk=user.pk)
+    if name and others.exists():
+        raise ValidationError(_("Another player already has that name."))
+    return name
+
+
 class SignupForm(AllauthSignupForm):  # type: ignore[misc]
     """allauth's sign-up form plus a display name (allauth docs "Forms") and the browser's time zone (a
     hidden field the page fills from ``Intl.DateTimeFormat``; issue 16)."""
@@ -30,6 +62,10 @@ class SignupForm(AllauthSignupForm):  # type: ignore[misc]
     time_zone = forms.CharField(
         max_length=64, required=False, widget=forms.HiddenInput(attrs={"data-detect-time-zone": ""})
     )
+
+    def clean_display_name(self) -> str:
+        """The display name, checked by :func:`display_name_clean`."""
+        return display_name_clean(self.cleaned_data.get("display_name", ""), None)
 
     def save(self, request: HttpRequest) -> Any:
         """Create the user and store the display name; the profile language starts as the language the
@@ -57,6 +93,10 @@ class ProfileForm(forms.ModelForm[User]):
         widgets: ClassVar[dict[str, forms.Widget]] = {
             "time_zone": forms.TextInput(attrs={"list": "time-zones", "autocomplete": "off"})
         }
+
+    def clean_display_name(self) -> str:
+        """The display name, checked by :func:`display_name_clean`."""
+        return display_name_clean(self.cleaned_data.get("display_name", ""), self.instance)
 
 
 class NotificationForm(forms.Form):

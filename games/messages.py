@@ -132,6 +132,13 @@ SERVICE_MESSAGES: dict[str, Promise] = {
     ),
     "that is not an email address": gettext_lazy("That is not an email address."),
     "no player has that name": gettext_lazy("No player has that display name."),
+    "several players have that name: invite them by email address": gettext_lazy(
+        "Several players have that display name: invite them by email address."
+    ),
+    "you have sent too many invitations for now": gettext_lazy(
+        "You have sent too many invitations for now: wait until players join your open tables, or until "
+        "tomorrow."
+    ),
     "you cannot leave a game that has started": gettext_lazy("You cannot leave a game that has started."),
     "the creator cannot leave; cancel the game instead": gettext_lazy(
         "The creator cannot leave the table; cancel the game instead."

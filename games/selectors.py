@@ -85,7 +85,8 @@ def game_get(game_id: int) -> Game | None:
 
 def visible_games(viewer: User | Any, *, via: str = "") -> Q:
     """The one home of who may look at which game (issue 12), as a filter: public games are open to everyone
-    (spectators included), a private game only to its seated players.
+    (spectators included), a private game only to its seated players, an imported record (issue 5: guest
+    seats, an uploader's own title and names) only to whoever imported it.
 
     Args:
         viewer: a user or ``AnonymousUser``.
@@ -96,15 +97,18 @@ def visible_games(viewer: User | Any, *, via: str = "") -> Q:
         A ``Q`` for ``QuerySet.filter``. :func:`visible_to` is the same rule on a loaded game, plus the
         invite token a private table's link carries.
     """
-    visible = Q(**{f"{via}private": False})
+    visible = Q(**{f"{via}private": False, f"{via}imported": False})
     if getattr(viewer, "is_authenticated", False):
         visible |= Q(**{f"{via}seats__user": viewer})
+        visible |= Q(**{f"{via}imported": True, f"{via}created_by": viewer})
     return visible
 
 
 def visible_to(game: Game, user: User | Any, invite_token: str | None = None) -> bool:
     """Whether ``user`` may look at ``game``: :func:`visible_games` evaluated on a loaded game (its seats are
     prefetched, so no query), or the holder of a private table's invite token."""
+    if game.imported:
+        return getattr(user, "is_authenticated", False) and game.created_by_id == user.pk
     return not game.private or seat_of(game, user) is not None or invite_token == game.invite_token
 
 
@@ -476,11 +480,8 @@ def archive(
     imported seat's name; never an email address, issue 12), an optional rule, or rated only; private
     games only for their players."""
     games = Game.objects.filter(status=Game.Status.FINISHED)
-    # Imported games (guest seats only, never private) show only to whoever imported them.
-    visible = visible_games(viewer) & Q(imported=False, tutorial=False)
-    if getattr(viewer, "is_authenticated", False):
-        visible |= Q(imported=True, created_by=viewer)
-    games = games.filter(visible)
+    # Imported games show only to whoever imported them (visible_games); guided first games never.
+    games = games.filter(visible_games(viewer) & Q(tutorial=False))
     if players:
         games = games.filter(players=players)
     if player:

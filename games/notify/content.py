@@ -37,6 +37,7 @@ from games.services.inbox import SHOWN_SEQ, reply_address
 from games.services.outbox import DECISION_KINDS
 from games.services.projection import TURN_PROMPT_KINDS
 from games.store import game_state
+from mastery.text import single_line
 
 log = logging.getLogger(__name__)
 
@@ -453,7 +454,7 @@ def build_email(
         headers["In-Reply-To"] = f"<{n.data['in_reply_to']}>"
         headers["References"] += f" <{n.data['in_reply_to']}>"
     msg = EmailMultiAlternatives(
-        subject=f"[Medieval Mastery] {subject}", body=text, to=[user.email], headers=headers
+        subject=single_line(f"[Medieval Mastery] {subject}"), body=text, to=[user.email], headers=headers
     )
     msg.attach_alternative(html, "text/html")
     return msg

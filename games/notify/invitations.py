@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from accounts.models import User
 from games.models import Game
 from games.notify.links import absolute_url
+from mastery.text import single_line
 
 
 def send_invitation(*, game: Game, inviter: User, address: str, path: str) -> None:
@@ -27,4 +28,4 @@ def send_invitation(*, game: Game, inviter: User, address: str, path: str) -> No
                 _("Medieval Mastery is a board game of feudal conquest, played in the browser or by email."),
             ]
         )
-    EmailMessage(subject=subject, body=body, to=[address]).send()
+    EmailMessage(subject=single_line(subject), body=body, to=[address]).send()

@@ -20,6 +20,7 @@ from games.services.play import (
     snapshot_due,
 )
 from games.store import record_apply
+from mastery.text import single_line
 
 
 def game_verify(*, game_id: int) -> tuple[bool, str]:
@@ -82,7 +83,7 @@ def game_import(*, user: User, record: Any) -> Game:
     title = raw_title if isinstance(raw_title, str) else ""
     with transaction.atomic():
         game = Game.objects.create(
-            title=(title.strip() or "Imported game")[:80],
+            title=(single_line(title) or "Imported game")[:80],
             created_by=user,
             players=state.num_players,
             options=dict(setup["options"]),
@@ -97,7 +98,7 @@ def game_import(*, user: User, record: Any) -> Game:
             Seat.objects.create(
                 game=game,
                 number=n,
-                guest_name=(str(names[n]) if n < len(names) else f"Player {n + 1}")[:40],
+                guest_name=(single_line(str(names[n])) if n < len(names) else "")[:40] or f"Player {n + 1}",
             )
             for n in range(state.num_players)
         ]

@@ -6,9 +6,11 @@ from __future__ import annotations
 import contextlib
 import re
 import secrets
+from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Q, Sum
 from django.utils import timezone
 
 from accounts.models import User
@@ -24,6 +26,7 @@ from games.services.play import (
     move_store,
     stand_ins,
 )
+from mastery.text import single_line
 
 
 def window_defaults(time_control: str) -> dict[str, Any]:
@@ -82,7 +85,7 @@ def game_create(
         raise BadPayload("deadlines must be between one minute and 30 days")
     with transaction.atomic():
         game = Game.objects.create(
-            title=title.strip()[:80] or "Medieval Mastery",
+            title=single_line(title)[:80] or "Medieval Mastery",
             created_by=user,
             players=players,
             options=dict(options),
@@ -189,6 +192,10 @@ _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 #: How many invitations one table may send (issue 16: enough for friends, too few for spam).
 MAX_INVITATIONS = 20
 
+#: How many invitations one user may have sent from their open tables and from the tables they opened in
+#: the last day, together: without it, opening tables sent any number of emails to strangers.
+MAX_INVITATIONS_PER_USER = 40
+
 
 def invitation_address(*, game_id: int, user: User, who: str) -> tuple[Game, str]:
     """Check that ``user`` may invite to the open table ``game_id`` and find where the invitation goes:
@@ -199,8 +206,9 @@ def invitation_address(*, game_id: int, user: User, who: str) -> tuple[Game, str
         ``(game, address)``.
 
     Raises:
-        NotFound, Forbidden (not the creator), Conflict (started or full), BadPayload (empty, no player of
-        that name, or the table's invitations are used up).
+        NotFound, Forbidden (not the creator), Conflict (started or full), BadPayload (empty, no player or
+        several players of that name, the table's invitations are used up, or the user's:
+        :data:`MAX_INVITATIONS_PER_USER`).
     """
     who = who.strip()
     with transaction.atomic():
@@ -211,6 +219,10 @@ def invitation_address(*, game_id: int, user: User, who: str) -> tuple[Game, str
             raise Conflict("this table is full")
         if game.invitations_sent >= MAX_INVITATIONS:
             raise BadPayload("this table has sent all its invitations")
+        recent = Q(status=Game.Status.LOBBY) | Q(created_at__gte=timezone.now() - timedelta(days=1))
+        mine = Game.objects.filter(recent, created_by=user).aggregate(n=Sum("invitations_sent"))["n"] or 0
+        if mine >= MAX_INVITATIONS_PER_USER:
+            raise BadPayload("you have sent too many invitations for now")
         if "@" in who:
             address = who
             if NUL in address or not _EMAIL.fullmatch(address):
@@ -218,10 +230,12 @@ def invitation_address(*, game_id: int, user: User, who: str) -> tuple[Game, str
         else:
             # a NUL is in no name, and the database refuses it even in a lookup
             users = User.objects.filter(display_name__iexact=who, is_active=True).exclude(pk=user.pk)
-            found = users.first() if who and NUL not in who else None
-            if found is None:
+            found = list(users.order_by("pk")[:2]) if who and NUL not in who else []
+            if not found:
                 raise BadPayload("no player has that name")
-            address = found.email
+            if len(found) > 1:  # names are unique since session 9; older twins are not guessed between
+                raise BadPayload("several players have that name: invite them by email address")
+            address = found[0].email
         game.invitations_sent += 1
         game.save(update_fields=["invitations_sent"])
     return game, address

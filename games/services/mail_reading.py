@@ -27,6 +27,7 @@ import html2text
 from mailparser_reply import EmailMessage as ParsedBody
 
 from games.services.errors import NUL
+from mastery.text import single_line
 
 #: The languages whose quote headers ("On … wrote:", "Den … skrev:", Outlook's "Od:/Wysłane:" block…) and
 #: signatures mail-parser-reply strips: the site's four (what it lacks for them is added below).
@@ -115,9 +116,10 @@ def _header(message: EmailMessage, name: str) -> str:
 
 
 def message_id_of(message: EmailMessage, raw: bytes) -> str:
-    """The message's ``Message-ID`` without angle brackets (at most 250 characters), or ``sha256:<hex>`` of
-    the bytes when it has none (the same bytes delivered twice still count once)."""
-    mid = _header(message, "Message-ID").strip().strip("<>").strip()
+    """The message's ``Message-ID`` without angle brackets, whitespace or control characters (at most 250
+    characters: it goes into the answer's ``In-Reply-To`` header, where a line break would stop the email),
+    or ``sha256:<hex>`` of the bytes when it has none (the same bytes delivered twice still count once)."""
+    mid = "".join(single_line(_header(message, "Message-ID")).split()).strip("<>")
     if mid:
         return mid[:250]
     return "sha256:" + hashlib.sha256(raw).hexdigest()
