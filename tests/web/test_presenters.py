@@ -55,3 +55,33 @@ def test_a_renamed_player_is_shown_at_once(language: str, zone: str) -> None:
     other.save(update_fields=["display_name"])
     html = client.get(f"/games/{game.pk}/").content.decode()
     assert "After Rename" in html and "Before Rename" not in html
+
+
+@pytest.mark.django_db
+def test_the_end_of_the_game_changes_the_decision_panels_signature_and_the_poll_sends_it() -> None:
+    """The poll swaps the decision panel only when its signature changes. A player who has nothing to
+    decide and waits for nobody when the last move is made must still see "The game is over." (the full
+    game in the browser kept "Nothing to decide right now" under "Game over"): the winners are part of it."""
+    import copy
+
+    from django.utils import timezone
+
+    from games.selectors import game_view
+    from games.web.presenters.decision import decision_model
+
+    from .test_ratings import finish_game
+
+    game = finish_game(create_started_game(humans=3, seed=15, options={"skirmish": True}), 15)
+    user = seat_users(game)[0]
+    gv = game_view(game, user)
+    assert gv.view is not None and gv.view["winners"] and not gv.legal and not gv.my_prompts
+    over = decision_model(gv, gv.names, timezone.now())
+    running = copy.copy(gv)
+    running.view = {**gv.view, "winners": []}  # the same panel inputs, one move earlier
+    before = decision_model(running, running.names, timezone.now())
+    assert before["sig"] != over["sig"]
+    client = Client()
+    client.force_login(user)
+    polled = client.get(f"/games/{game.pk}/poll/", {"seq": game.seq - 1, "sig": before["sig"]})
+    assert polled.status_code == 200
+    assert "The game is over." in polled.content.decode()

@@ -325,6 +325,7 @@ def decision_model(gv: GameView, names: dict[int, str], now: datetime) -> dict[s
     headline = ""
     if prompt is not None:
         headline = str(PROMPT_HEADLINES.get(str(prompt["kind"]), _("The game waits for your decision.")))
+    undo = undo_model(gv, names)
     return {
         "forms": forms,
         "has_forms": bool(forms),
@@ -335,18 +336,27 @@ def decision_model(gv: GameView, names: dict[int, str], now: datetime) -> dict[s
         "waiting_names": [names.get(s, "?") for s in waiting_seats],
         "waiting_deadline": min(deadlines) if deadlines else None,
         "spectator": me is None,
-        "sig": _signature(gv, waiting_seats),
+        "sig": _signature(gv, waiting_seats, undo),
         "now": now,
         "why_not": why_not(view, gv.legal, me),
-        "undo": undo_model(gv, names),
+        "undo": undo,
     }
 
 
-def _signature(gv: GameView, waiting_seats: list[int]) -> str:
-    """12 hex digits of the legal actions, the viewer's prompt keys and the seats waited for (the page's
-    poll swaps the panel only when they change)."""
+def _signature(gv: GameView, waiting_seats: list[int], undo: Any) -> str:
+    """12 hex digits of what the panel shows: the legal actions, the viewer's prompt keys, the seats waited
+    for, the undo offer and whether the game is over (the page's poll swaps the panel only when they
+    change; without the winners, a game that ended while the viewer had nothing to decide kept saying
+    "Nothing to decide right now")."""
+    assert gv.view is not None
     sig_source = json.dumps(
-        {"legal": gv.legal, "keys": [p["key"] for p in gv.my_prompts], "waiting": waiting_seats},
+        {
+            "legal": gv.legal,
+            "keys": [p["key"] for p in gv.my_prompts],
+            "waiting": waiting_seats,
+            "undo": undo,
+            "winners": gv.view["winners"],
+        },
         sort_keys=True,
         default=str,
     )
