@@ -11,6 +11,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+import time_machine
 from django.conf import settings
 from django.db import connection
 from django.test import Client
@@ -431,6 +432,24 @@ def test_table_talk_can_be_interleaved_in_the_log(players: tuple[Game, User, Use
 
 def _log(body: str) -> str:
     return body.split('<section id="log"')[1].split("</section>")[0]
+
+
+def test_a_message_the_staff_hide_leaves_the_interleaved_log_at_once(
+    players: tuple[Game, User, User, User],
+) -> None:
+    """The log panel is cached; with the table talk interleaved, its key must change when a message the
+    reader saw is hidden, even an older one (the newest id stays the same), not a minute later."""
+    game, alice, bob, _carol = players
+    client = client_for(alice)
+    client.post(reverse("games:chat_layout", args=[game.pk]), {"mixed": "1"})
+    with time_machine.travel(timezone.now(), tick=False):
+        rude = say(game, bob, "something rude")
+        say(game, bob, "something kind")
+        log = _log(page(client, game))
+        assert "something rude" in log and "something kind" in log
+        ChatMessage.objects.filter(pk=rude.pk).update(hidden=True, hidden_at=timezone.now())
+        log = _log(page(client, game))
+    assert "something rude" not in log and "something kind" in log
 
 
 # ----------------------------------------------------------------------------------------------------------

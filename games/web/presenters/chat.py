@@ -9,6 +9,7 @@ or mail address and ``<mark>`` for a mention of the reader. No HTML from users i
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -117,8 +118,14 @@ class ChatPanel:
 
     @property
     def log_key(self) -> str:
-        """The part of the log panel's cache key that the interleaved table talk adds (empty: apart)."""
-        return f"talk.{self.user_id}.{self.version}" if self.mixed else ""
+        """The part of the log panel's cache key that the interleaved table talk adds (empty: apart): the
+        reader, the newest message and a digest of the ids of the table lines shown, so a message the staff
+        hide (or the reader mutes) leaves the cached log at once, not only new ones."""
+        if not self.mixed:
+            return ""
+        shown = ",".join(str(line.id) for line in self.table)
+        digest = hashlib.blake2s(shown.encode(), digest_size=6).hexdigest()
+        return f"talk.{self.user_id}.{self.version}.{digest}"
 
     def after(self, seen: int) -> list[Line]:
         """The lines of the shown channel newer than message id ``seen``."""
