@@ -46,6 +46,8 @@ def display_name_clean(raw: str, user: User | None) -> str:
         raise ValidationError(_("A display name needs some visible characters."))
     if _BOT_NAME.match(name):
         raise ValidationError(_("Names such as “Bot 1” are kept for the bots."))
+    if user is not None and user.pk is not None and name == user.display_name:
+        return name  # kept as it was: a name two accounts shared before names were unique stays usable
     others = User.objects.filter(display_name__iexact=name)
     if user is not None and user.pk is not None:
         others = others.exclude(pk=user.pk)

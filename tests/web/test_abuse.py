@@ -254,3 +254,19 @@ def test_a_player_keeps_or_takes_an_ordinary_name(name: str) -> None:
     c.post("/accounts/profile/", {"display_name": name, "language": "en", "time_zone": "UTC"})
     user.refresh_from_db()
     assert user.display_name == name
+
+
+@pytest.mark.django_db
+def test_a_name_two_older_accounts_share_can_still_be_kept_while_other_settings_change() -> None:
+    """Names became unique in session 9; an account whose name another account already had keeps it when
+    it saves its profile unchanged (a language or time zone change is not refused over the name)."""
+    create_user(display_name="Twin")
+    twin = create_user(display_name="Twin")
+    c = Client()
+    c.force_login(twin)
+    c.post("/accounts/profile/", {"display_name": "Twin", "language": "sv", "time_zone": "UTC"})
+    twin.refresh_from_db()
+    assert (twin.display_name, twin.language) == ("Twin", "sv")
+    c.post("/accounts/profile/", {"display_name": "twin", "language": "sv", "time_zone": "UTC"})
+    twin.refresh_from_db()
+    assert twin.display_name == "Twin"  # a change to the other account's name (in any case) is refused
