@@ -484,3 +484,32 @@ def _log_lines(game: Game, user: User) -> list[list[str]]:
     from games.selectors import game_view
 
     return [entry["lines"] for entry in game_view(Game.objects.get(pk=game.pk), user).log[:4]]
+
+
+@pytest.mark.django_db
+def test_a_reply_after_a_move_made_and_taken_back_on_the_site_is_refused_too(
+    sent: list[EmailMultiAlternatives], writes: Writes
+) -> None:
+    """Issue 16 meets issue 18: the player moves on the site and takes the move back, so the position is the
+    one the email showed again; the reply is still refused (``played_since``: the player has been at the
+    game since) and answered with the decision as it is now, and replying to that answer plays."""
+    game, users = started(writes)
+    seat = active_turn(game)
+    user = users[seat]
+    msg = decision_email(sent, user)
+    state = state_of(game)
+    move = next(a for a in engine.legal_actions(state, seat) if isinstance(a, A.Redistribute))
+    moved = writes(
+        lambda: services.action_submit(
+            game_id=game.pk, user=user, payload=move.to_dict(), expected_seq=game.seq
+        )
+    )
+    writes(lambda: services.action_undo(game_id=game.pk, user=user, expected_seq=moved.game.seq))
+    assert engine.state_hash(state_of(Game.objects.get(pk=game.pk))) == engine.state_hash(state)
+    sent.clear()
+    row = deliver(writes, reply_to(msg, engine.to_text(state, move, "en")))
+    assert (row.status, row.reason) == (InboundMail.Status.REFUSED, "played_since")
+    assert not ActionRecord.objects.filter(game=game, source="email").exists()
+    [answer] = to_user(sent, user)
+    follow = deliver(writes, reply_to(answer, "1"))
+    assert (follow.status, follow.applied) == (InboundMail.Status.APPLIED, 1), follow.reason
