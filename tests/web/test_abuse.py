@@ -22,10 +22,9 @@ from .test_ratings import record_of
 
 @pytest.mark.django_db(transaction=False)
 def test_title_with_newline_does_not_poison_outbox(sent: list[EmailMultiAlternatives]) -> None:
-    """A game title with CR/LF (accepted by the new-game form and game_create) goes into the Subject of every
-    email of that game. Django refuses it (BadHeaderError) inside outbox_flush. At HEAD the exception escapes
-    the loop and the row, first in line, blocks everyone's mail; with the uncommitted retry change in
-    send.py the others go out, but every email of this game fails, is retried 8 times and is skipped."""
+    """A game title with CR/LF once went into the Subject of every email of that game, where Django refuses
+    it (BadHeaderError): every email of the game failed, and before the outbox isolated each row, the
+    first failing row blocked everyone's mail. Titles are kept on one line now, and so is every Subject."""
     evil = create_started_game(humans=1, bots=1, title="Hi\r\nBcc: victim@example.com")
     good = create_started_game(humans=1, bots=1, title="Normal game")
     Notification.objects.filter(status=Notification.Status.PENDING).update(send_after=evil.created_at)
@@ -35,7 +34,7 @@ def test_title_with_newline_does_not_poison_outbox(sent: list[EmailMultiAlternat
     assert Notification.objects.filter(game=good, status=Notification.Status.PENDING).exists()
     notify_send.outbox_flush()  # must not raise
     assert Notification.objects.filter(game=good, status=Notification.Status.SENT).exists()
-    # and the game's own players still get their mail (today: BadHeaderError, retried, then skipped)
+    # and the game's own players get their mail too
     assert Notification.objects.filter(game=evil, status=Notification.Status.SENT).exists()
     for m in sent:
         assert "\n" not in m.subject and "\r" not in m.subject  # folding the encoded header is fine
@@ -61,7 +60,8 @@ def test_stranger_display_name_with_newline_blocks_everyones_mail(sent: list[Ema
 
 @pytest.mark.django_db
 def test_joined_mail_with_newline_name_does_not_block_outbox(sent: list[EmailMultiAlternatives]) -> None:
-    """Same as above, from the service level (the name as stored by the profile form today)."""
+    """A name with CR/LF stored before names were kept on one line (here straight in the database): the
+    "X joined" email about it still goes out, and so does everyone else's mail."""
     victim = create_user()
     lobby = services.game_create(user=victim, title="Open table", players=3)
     other_game = create_started_game(humans=1, bots=1, title="Unrelated")
