@@ -25,7 +25,7 @@ from .rules import (
     territory_vp,
     victory_points,
 )
-from .rules.core import in_turn, window_waiting
+from .rules.core import deciding_seats_seen_by, in_turn, window_waiting
 from .state import NO_CARD, UNCHOSEN, GameState, Player
 from .view_types import (
     ArtefactView,
@@ -318,8 +318,8 @@ def _prompt_views(state: GameState, viewer: Viewer) -> list[PromptView]:
                 "deadline": "response",
                 "key": f"{w.serial}:response:{seat}",
             }
-            for seat in w.asked
-            if seat != viewer and seat not in listed
+            for seat in deciding_seats_seen_by(state, viewer)
+            if seat not in listed
         ]
         out.sort(key=lambda p: p["seat"])
     return out

@@ -259,8 +259,9 @@ def deciding_seats(state: GameState) -> list[int]:
     return [state.active]
 
 
-def deciding_seats_seen_by(state: GameState, viewer: int) -> list[int]:
-    """The seats the game waits for as ``viewer`` may know them, by seat (R37, R95, issue 14):
+def deciding_seats_seen_by(state: GameState, viewer: int | None) -> list[int]:
+    """The seats the game waits for as ``viewer`` (``None``: a spectator) may know them, by seat (R37, R95,
+    issue 14), the one home of that rule for the views' prompts and the errors:
     :func:`deciding_seats`, except in a sealed window, where they are the seats of
     ``view_for(state, viewer)["prompts"]``: every asked seat other than ``viewer`` until the close, answered
     or not (so nobody learns from the order of the answers who holds Fracture), and ``viewer`` itself while
@@ -269,8 +270,10 @@ def deciding_seats_seen_by(state: GameState, viewer: int) -> list[int]:
     w = state.window
     if w is None or in_turn(state):
         return seats  # no window, or an in-turn lap: public, as at the table
-    own = viewer in seats and fracture_playable(state, viewer)
-    return sorted({seat for seat in w.asked if seat != viewer} | ({viewer} if own else set()))
+    seen = {seat for seat in w.asked if seat != viewer}
+    if viewer is not None and viewer in seats and fracture_playable(state, viewer):
+        seen.add(viewer)
+    return sorted(seen)
 
 
 def open_targets(state: GameState, seat: int) -> list[str]:
