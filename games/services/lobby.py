@@ -18,7 +18,7 @@ from games import engine
 from games.bots import BOT_LEVELS
 from games.engine.rng import Rng
 from games.models import TIME_CONTROLS, ChatMessage, Game, Seat
-from games.services.errors import NUL, BadPayload, Conflict, Forbidden
+from games.services.errors import NUL, BadPayload, Conflict, Forbidden, NotFound
 from games.services.locks import lock_game
 from games.services.outbox import queue_lobby
 from games.services.play import (
@@ -153,10 +153,16 @@ def _creator_lobby(game_id: int, user: User | None, *, not_creator: str, started
         not_creator / started: the refusals (messages of :mod:`games.messages`).
 
     Raises:
-        NotFound: no such game. Forbidden: ``user`` is not the creator. Conflict: the game has started.
+        NotFound: no such game, or one ``user`` may not see (a private table they have no seat at, someone
+            else's imported record: the same answer as a missing game, issue 28). Forbidden: ``user`` is
+            not the creator. Conflict: the game has started.
     """
     game = lock_game(game_id)
     if user is not None and game.created_by_id != user.pk:
+        # games.selectors.visible_to's rule (services sit below the selectors): only the creator of an
+        # imported record sees it, and the creator was checked above
+        if game.imported or (game.private and not game.seats.filter(user=user).exists()):
+            raise NotFound("no such game", game_id=game_id)
         raise Forbidden(not_creator)
     if game.status != Game.Status.LOBBY:
         raise Conflict(started)
@@ -206,8 +212,9 @@ def invitation_address(*, game_id: int, user: User, who: str) -> tuple[Game, str
         ``(game, address)``.
 
     Raises:
-        NotFound, Forbidden (not the creator), Conflict (started or full), BadPayload (empty, no player or
-        several players of that name, the table's invitations are used up, or the user's:
+        NotFound (no such game, or a private table the user has no seat at), Forbidden (not the creator of
+        a table the user may see), Conflict (started or full), BadPayload (empty, no player or several
+        players of that name, the table's invitations are used up, or the user's:
         :data:`MAX_INVITATIONS_PER_USER`).
     """
     who = who.strip()

@@ -1,7 +1,7 @@
 """issue 12: no endpoint reveals whether a private game exists to someone without a seat in it. Every URL
 pattern that takes a game id (pages, partials, the poll, the API) is requested for a private game and for
 an id no game has, with several parameters, as a stranger and anonymously; the answers must be the same
-(status and body, once the id itself is masked)."""
+(status, body, redirect and the messages left for the next page, once the id itself is masked)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
@@ -67,7 +68,11 @@ def _mask(text: str, game_id: int) -> str:
     return re.sub(rf'(games/|games%2F|"game_id": ){game_id}(?![0-9])', r"\1ID", text)
 
 
-def _answer(client: Client, method: str, path: str, game_id: int) -> tuple[int, str, str]:
+def _answer(client: Client, method: str, path: str, game_id: int) -> tuple[int, str, str, list[str]]:
+    """The answer to ``method`` on ``path``, masked: the last status, the bodies, the redirect and the
+    messages the request left for the next page (a redirect's "There is no such game." is one, issue 28).
+    The messages earlier requests left (in the default storage's cookie) are dropped first."""
+    client.cookies.pop("messages", None)
     if method == "GET":
         response = client.get(path)
         answers = [response]
@@ -82,7 +87,8 @@ def _answer(client: Client, method: str, path: str, game_id: int) -> tuple[int, 
     body = b"".join(getattr(a, "content", b"") for a in answers).decode(errors="replace")
     masked = _mask(body, game_id)
     location = _mask(response.get("Location", ""), game_id)
-    return tuple(a.status_code for a in answers)[-1], masked, location
+    notes = [_mask(str(m), game_id) for a in answers for m in get_messages(a.wsgi_request)]
+    return tuple(a.status_code for a in answers)[-1], masked, location, notes
 
 
 @pytest.fixture
@@ -124,3 +130,34 @@ def test_no_endpoint_tells_a_private_game_from_a_missing_one(private_game: Game,
                     checked += 1
     assert checked > 500
     assert Game.objects.filter(pk=game.pk).values_list("seq", "state_hash", "status")[0] == before
+
+
+def _invite_answer(client: Client, game_id: int) -> tuple[int, str, list[str]]:
+    client.cookies.pop("messages", None)
+    response = client.post(f"/games/{game_id}/invite/", {"who": "friend@example.org"})
+    notes = [_mask(str(m), game_id) for m in get_messages(response.wsgi_request)]
+    return response.status_code, _mask(response.get("Location", ""), game_id), notes
+
+
+def test_inviting_to_a_private_table_as_a_stranger_answers_like_a_missing_game() -> None:
+    """issue 28 §4: the invite form told "Only the creator…" for a private table and "There is no such
+    game." for a missing id. A stranger gets the second for both, and for someone else's imported record
+    (which only its importer sees); a seated player who is not the creator can see the table, so they are
+    still told why. Nothing is sent or counted."""
+    owner = create_user()
+    lobby = services.game_create(user=owner, title="Secret lobby", players=3, private=True)
+    member = create_user()
+    services.seat_join(game_id=lobby.pk, user=member)
+    record = create_private_game()
+    Game.objects.filter(pk=record.pk).update(private=False, imported=True)  # someone else's import
+    missing = Game.objects.order_by("-pk").values_list("pk", flat=True)[0] + 7
+    stranger = Client()
+    stranger.force_login(create_user())
+    absent = _invite_answer(stranger, missing)
+    assert absent == (302, "/games/ID/", ["There is no such game."])
+    assert _invite_answer(stranger, lobby.pk) == absent
+    assert _invite_answer(stranger, record.pk) == absent
+    seated = Client()
+    seated.force_login(member)
+    assert _invite_answer(seated, lobby.pk)[2] == ["Only the creator of the table can invite players."]
+    assert Game.objects.get(pk=lobby.pk).invitations_sent == 0
