@@ -181,6 +181,7 @@ SERVICE_MESSAGES: dict[str, Promise] = {
     "the chat opens when the game starts": gettext_lazy("The chat opens when the game starts."),
     "no such chat channel": gettext_lazy("You cannot write in that chat channel."),
     "only seated players can chat": gettext_lazy("Only the players seated at this table can chat."),
+    "only seated players can mute": gettext_lazy("Only the players seated at this table can mute someone."),
     "your chat is suspended": gettext_lazy("The staff have suspended your chat for a while."),
     "too many chat messages": gettext_lazy("You have sent too many chat messages."),
     "you cannot mute yourself": gettext_lazy("You cannot mute yourself."),

@@ -238,16 +238,41 @@ def _emailed(game: Game, message: ChatMessage, seats: list[Seat]) -> list[tuple[
     ]
 
 
-def chat_mute(*, user: User, other_id: int, mute: bool = True) -> bool:
-    """Mute (or unmute) another user's chat for ``user`` only; returns whether they are now muted.
+def chat_mute(*, game_id: int, user: User, other_id: int, mute: bool = True) -> bool:
+    """Mute (or unmute) another user's chat for ``user`` only, from the game ``game_id`` (issue 28: from a
+    game both are seated at). Muting hides the other's messages from ``user`` in every game.
+
+    Args:
+        game_id: the game whose page the request came from; ``other_id`` must hold a seat there.
+        user: who mutes; to mute, they need a seat in the game too. Unmuting only needs the game to be
+            one they may see (it removes their own mute and nothing else).
+        other_id: the user muted or unmuted.
+        mute: mute (``True``) or unmute.
+
+    Returns:
+        Whether ``other_id`` is now muted for ``user``.
 
     Raises:
-        BadPayload: muting oneself. NotFound: no such user.
+        BadPayload (400): muting oneself. NotFound (404): no such game, a private one (or someone else's
+        imported record) the user has no seat in, or ``other_id`` has no seat in it. Conflict (409): the
+        game has not started (a lobby has no chat). Forbidden (403): muting without a seat in the game.
+        Nothing is written when one is raised.
     """
     if other_id == user.pk:
         raise BadPayload("you cannot mute yourself", field="user")
-    if not User.objects.filter(pk=other_id).exists():
+    game = Game.objects.defer("state", "setup").prefetch_related("seats").filter(pk=game_id).first()
+    if game is None:
+        raise NotFound("no such game", game_id=game_id)
+    seated = {s.user_id for s in game.seats.all() if s.user_id is not None}
+    hidden = game.imported and game.created_by_id != user.pk  # games.selectors.visible_to's rule
+    if hidden or (game.private and user.pk not in seated):
+        raise NotFound("no such game", game_id=game_id)
+    if game.status == Game.Status.LOBBY:
+        raise Conflict("the chat opens when the game starts")
+    if other_id not in seated:
         raise NotFound("no such user")
+    if mute and user.pk not in seated:
+        raise Forbidden("only seated players can mute")
     if mute:
         ChatMute.objects.get_or_create(user=user, muted_id=other_id, defaults={"created_at": timezone.now()})
     else:
@@ -255,16 +280,26 @@ def chat_mute(*, user: User, other_id: int, mute: bool = True) -> bool:
     return mute
 
 
-def chat_report(*, user: User, message_id: int, reason: str = "") -> ChatReport:
-    """Report a message the user can read (once; a second report of it changes nothing).
+def chat_report(*, game_id: int, user: User, message_id: int, reason: str = "") -> ChatReport:
+    """Report a message of the game ``game_id`` that the user can read (once; a second report of it changes
+    nothing).
+
+    Args:
+        game_id: the game whose page the report came from; a message of another game is unknown here.
+        user: the reporter.
+        message_id: the message's key.
+        reason: why, up to 200 characters (cut beyond).
+
+    Returns:
+        The report (the earlier one when the user had already reported the message).
 
     Raises:
-        NotFound: no such message, or one the user cannot read.
-        BadPayload: the reason holds a NUL character (no text column can store it).
+        BadPayload (400): the reason holds a NUL character (no text column can store it). NotFound (404):
+        no such message in that game, or one the user cannot read. Nothing is written when one is raised.
     """
     if NUL in str(reason):
         raise BadPayload("a reason cannot contain NUL characters", field="reason")
-    message = ChatMessage.objects.select_related("game").filter(pk=message_id).first()
+    message = ChatMessage.objects.select_related("game").filter(pk=message_id, game_id=game_id).first()
     if message is None or not _can_read(message, user):
         raise NotFound("no such message")
     report, _created = ChatReport.objects.get_or_create(

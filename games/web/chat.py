@@ -126,8 +126,9 @@ def chat_send(request: HttpRequest, game_id: int) -> HttpResponse:
 @require_POST
 def chat_mute(request: HttpRequest, game_id: int) -> HttpResponse:
     """Mute (``mute=1``, the default) or unmute (``mute=0``) the player of ``seat`` for the user only
-    (:func:`games.services.chat.chat_mute`): their messages disappear from every channel. htmx: the panel
-    again with a notice (and a button to undo); without htmx: a redirect with the notice."""
+    (:func:`games.services.chat.chat_mute`): their messages disappear from every channel. Only a seated
+    player mutes (403 for a spectator, issue 28); an empty or unknown seat is 404. htmx: the panel again
+    with a notice (and a button to undo); without htmx: a redirect with the notice."""
     game = _started(request, game_id)
     seat = whole(request.POST.get("seat"))
     other = next((s for s in game.seats.all() if s.number == seat and s.user_id is not None), None)
@@ -135,7 +136,7 @@ def chat_mute(request: HttpRequest, game_id: int) -> HttpResponse:
         raise Http404(service_message(NotFound("no such user")))
     mute = request.POST.get("mute", "1") != "0"
     try:
-        mute_player(user=request_user(request), other_id=other.user_id, mute=mute)
+        mute_player(game_id=game.pk, user=request_user(request), other_id=other.user_id, mute=mute)
     except NotFound as exc:
         raise Http404(service_message(exc)) from exc
     except ServiceError as exc:
@@ -163,10 +164,15 @@ def chat_report(request: HttpRequest, game_id: int) -> HttpResponse:
         return HttpResponse(_("Say which message to report."), status=400, content_type="text/plain")
     try:
         report_message(
-            user=request_user(request), message_id=message_id, reason=request.POST.get("reason", "")
+            game_id=game.pk,
+            user=request_user(request),
+            message_id=message_id,
+            reason=request.POST.get("reason", ""),
         )
-    except ServiceError as exc:
+    except NotFound as exc:
         raise Http404(service_message(exc)) from exc
+    except ServiceError as exc:  # a reason holding NUL: 400, saying why
+        return HttpResponse(service_message(exc), status=exc.status, content_type="text/plain")
     thanks = _("Thank you: the staff will look at this message.")
     if not _htmx(request):
         messages.success(request, thanks)

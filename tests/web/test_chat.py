@@ -140,9 +140,9 @@ def test_unread_counts_follow_each_channels_own_read_mark() -> None:
     newest = post(rival, f"p{0}", "psst 3")
     assert unread()[f"p{rival}"] == 1
     assert chat_view(game, users[0], "none").version == newest
-    chat.chat_mute(user=users[0], other_id=users[other].pk)
+    chat.chat_mute(game_id=game.pk, user=users[0], other_id=users[other].pk)
     assert unread()[f"p{other}"] == 0
-    chat.chat_mute(user=users[0], other_id=users[other].pk, mute=False)
+    chat.chat_mute(game_id=game.pk, user=users[0], other_id=users[other].pk, mute=False)
     ChatMessage.objects.filter(pk=spam).update(hidden=True)
     assert unread()[f"p{other}"] == 0
     assert chat_view(game, users[rival], "none").version == newest  # the author's own message counts too
@@ -151,25 +151,25 @@ def test_unread_counts_follow_each_channels_own_read_mark() -> None:
 def test_a_muted_player_is_hidden_for_the_muter_only_and_hidden_messages_for_everyone() -> None:
     game, users = three()
     message = chat.chat_post(game_id=game.pk, user=users[1], channel="table", text="buy my gold")
-    chat.chat_mute(user=users[0], other_id=users[1].pk)
+    chat.chat_mute(game_id=game.pk, user=users[0], other_id=users[1].pk)
     assert chat_view(game, users[0]).lines == []
     assert [line.text for line in chat_view(game, users[2]).lines] == ["buy my gold"]
-    chat.chat_mute(user=users[0], other_id=users[1].pk, mute=False)
+    chat.chat_mute(game_id=game.pk, user=users[0], other_id=users[1].pk, mute=False)
     assert [line.text for line in chat_view(game, users[0]).lines] == ["buy my gold"]
-    report = chat.chat_report(user=users[2], message_id=message.pk, reason="spam")
+    report = chat.chat_report(game_id=game.pk, user=users[2], message_id=message.pk, reason="spam")
     assert report.message_id == message.pk
     ChatMessage.objects.filter(pk=message.pk).update(hidden=True)  # staff hid it in the admin
     for user in users.values():
         assert "buy my gold" not in every_surface(game, user)
     with pytest.raises(BadPayload):
-        chat.chat_mute(user=users[0], other_id=users[0].pk)
+        chat.chat_mute(game_id=game.pk, user=users[0], other_id=users[0].pk)
 
 
 def test_a_private_message_cannot_be_reported_by_a_third_player() -> None:
     game, users = three()
     message = chat.chat_post(game_id=game.pk, user=users[0], channel="p1", text=SECRET)
     with pytest.raises(NotFound):
-        chat.chat_report(user=users[2], message_id=message.pk)
+        chat.chat_report(game_id=game.pk, user=users[2], message_id=message.pk)
 
 
 def test_suspended_players_read_but_cannot_post() -> None:

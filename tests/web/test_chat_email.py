@@ -89,7 +89,7 @@ def test_a_chat_kind_turned_off_sends_nothing_and_a_muted_author_is_not_mailed(
     game, users = table(writes)
     users[1].notify = {"message": "off"}
     users[1].save(update_fields=["notify"])
-    chat.chat_mute(user=users[2], other_id=users[0].pk)
+    chat.chat_mute(game_id=game.pk, user=users[2], other_id=users[0].pk)
     sent.clear()
     writes(lambda: chat.chat_post(game_id=game.pk, user=users[0], channel="p1", text="psst"))
     writes(lambda: chat.chat_post(game_id=game.pk, user=users[0], channel="p2", text="psst again"))
