@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
 from django.conf import settings
+from django.contrib.auth.hashers import make_password
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 from django.utils import timezone, translation
@@ -68,6 +69,20 @@ class SignupForm(AllauthSignupForm):  # type: ignore[misc]
     def clean_display_name(self) -> str:
         """The display name, checked by :func:`display_name_clean`."""
         return display_name_clean(self.cleaned_data.get("display_name", ""), None)
+
+    def try_save(self, request: HttpRequest) -> Any:
+        """allauth's ``try_save`` (create the user, or answer as if for an address that has an account),
+        with one thing added: for an address that already has an account, the submitted password is hashed
+        too, and thrown away. allauth hashes it only when it creates the user (``save_user`` ->
+        ``set_password``), and the slow hash must not tell a stranger which addresses have accounts
+        (issue 28; the emails of both paths are only queued: :class:`accounts.adapter.AccountAdapter`).
+
+        Returns:
+            allauth's ``(user or None, response or None)``.
+        """
+        if self.account_already_exists:
+            make_password(str(self.cleaned_data.get("password1", "")))  # as costly as set_password
+        return super().try_save(request)
 
     def save(self, request: HttpRequest) -> Any:
         """Create the user and store the display name; the profile language starts as the language the
@@ -145,7 +160,7 @@ class NotificationForm(forms.Form):
         self.user = user
         self.kind_fields: list[str] = []
         for kind in Notification.Kind:
-            if kind == Notification.Kind.DIGEST:
+            if kind in (Notification.Kind.DIGEST, Notification.Kind.ACCOUNT):  # account emails: always sent
                 continue
             name = f"notify_{kind.value}"
             self.fields[name] = forms.ChoiceField(

@@ -227,7 +227,8 @@ class Notification(models.Model):
     ``pending`` to ``sent`` exactly once (or to ``digest``, ``skipped``)."""
 
     class Kind(models.TextChoices):
-        """What an email is about: a decision (an engine prompt kind), or a game, lobby or chat event."""
+        """What an email is about: a decision (an engine prompt kind), a game, lobby or chat event, or the
+        account itself."""
 
         TURN = "turn", _("It is your turn")
         CONFLICT = "conflict", _("Battle: choose your conflict card")
@@ -244,6 +245,9 @@ class Notification(models.Model):
         REPLY = "reply", _("The result of your emailed moves")
         CHAT = "chat", _("Table talk")
         MESSAGE = "message", _("A private message or a mention of you")
+        #: An account email of allauth's (address confirmation, "account already exists", password reset),
+        #: rendered in the request and stored as sent (issue 28); never held back and never turned off.
+        ACCOUNT = "account", _("Account email")
 
     class Status(models.TextChoices):
         """Where an outbox row is: due, sent, or held for the daily digest."""

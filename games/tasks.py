@@ -5,11 +5,14 @@ taken is delivered again). Celery beat runs ``deadline_sweep`` and ``outbox_swee
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from celery import shared_task
 from django.utils import timezone
 
 from games import services
+from games.models import Notification
+from games.notify import account_mail
 from games.notify import send as notify_send
 from games.services import inbox, outbox, ratings
 
@@ -47,6 +50,21 @@ def notifications_send(game_id: int | None = None, game_ids: list[int] | None = 
     if game_ids:
         return sum(notify_send.outbox_flush(game_id=g) for g in game_ids)
     return notify_send.outbox_flush(game_id=game_id)
+
+
+@shared_task(acks_late=True)  # type: ignore[untyped-decorator]
+def account_mail_send(message: dict[str, Any] | None = None) -> int:
+    """Send the due account emails (allauth's, queued by the request that caused them; issue 28) and
+    ``message``, an account email without an outbox row (to an address that has no account).
+
+    Returns:
+        How many emails went out; a second run sends no row twice (a redelivered ``message`` is sent
+        again).
+    """
+    sent = notify_send.outbox_flush(kind=Notification.Kind.ACCOUNT)
+    if message is not None:
+        sent += account_mail.send_now(message)
+    return sent
 
 
 @shared_task(acks_late=True)  # type: ignore[untyped-decorator]

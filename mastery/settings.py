@@ -144,6 +144,9 @@ ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True  # confirming the address just signed
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Medieval Mastery] "
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if PRODUCTION else "http"
 ACCOUNT_FORMS = {"signup": "accounts.forms.SignupForm"}
+# allauth's emails are rendered in the request and sent after it through the outbox, so a sign-up takes as
+# long whether or not its address has an account (issue 28; docs.allauth.org "Adapter", send_mail)
+ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("sv", "Svenska"), ("pl", "Polski"), ("ko", "한국어")]

@@ -21,6 +21,7 @@ from django.utils import timezone, translation
 
 from accounts.models import User
 from games.models import Notification, Prompt
+from games.notify import account_mail
 from games.notify.chat_mail import chat_message_for
 from games.notify.content import CHAT_KINDS, EmailContent, build_email, chat_digest, content_for, user_zone
 from games.services.outbox import DECISION_KINDS
@@ -102,6 +103,15 @@ def _open_prompt(n: Notification) -> Prompt | None:
 
 def _deliver(n: Notification, now: datetime, connection: BaseEmailBackend) -> bool:
     """Send one locked pending row, or move it on (skip, digest, postpone). Returns whether mail went out."""
+    if n.kind == Notification.Kind.ACCOUNT:
+        # allauth's transactional email (issue 28): sent as rendered, to its own To address, whatever the
+        # user's preferences, quiet hours or away period; its bodies (one-time links) are not kept
+        connection.send_messages([account_mail.message_from(n.data)])
+        n.data = account_mail.sent_data(n.data)
+        n.status = Notification.Status.SENT
+        n.sent_at = timezone.now()
+        n.save(update_fields=["status", "sent_at", "data"])
+        return True
     user = n.recipient
     if not user.is_active or not user.email:
         _skip(n, "no address")
@@ -142,10 +152,12 @@ def _deliver(n: Notification, now: datetime, connection: BaseEmailBackend) -> bo
     return True
 
 
-def outbox_flush(*, game_id: int | None = None, now: datetime | None = None, limit: int = 500) -> int:
-    """Send every due pending notification (of one game, or all), one row per transaction, each row locked
-    with ``SKIP LOCKED`` so concurrent workers never send the same row. Running it twice sends nothing
-    the second time.
+def outbox_flush(
+    *, game_id: int | None = None, kind: str | None = None, now: datetime | None = None, limit: int = 500
+) -> int:
+    """Send every due pending notification (of one game or one kind, or all), one row per transaction, each
+    row locked with ``SKIP LOCKED`` so concurrent workers never send the same row. Running it twice sends
+    nothing the second time.
 
     A row that fails to be built or sent is postponed, then skipped (:func:`_failed`), and the flush goes
     on with the next; if the mail server itself fails (:data:`TRANSPORT_ERRORS`) the flush stops and
@@ -165,6 +177,8 @@ def outbox_flush(*, game_id: int | None = None, now: datetime | None = None, lim
                 )
                 if game_id is not None:
                     rows = rows.filter(game_id=game_id)
+                if kind is not None:
+                    rows = rows.filter(kind=kind)
                 n = rows.select_related("recipient").order_by("send_after", "pk").first()
                 if n is None:
                     break

@@ -9,6 +9,7 @@ This module only touches models (no views, no email), so :mod:`games.services` c
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Collection, Iterable
 from datetime import datetime, timedelta
 from functools import partial
@@ -247,6 +248,52 @@ def enqueue_send(game_id: int | None) -> None:
 #: The Celery task that sends a game's due notifications (``games.tasks.notifications_send``), named rather
 #: than imported: the tasks are an entry point above the services (architecture §1).
 SEND_TASK = "games.tasks.notifications_send"
+
+#: The Celery task that sends account emails (``games.tasks.account_mail_send``; issue 28).
+ACCOUNT_SEND_TASK = "games.tasks.account_mail_send"
+
+
+def queue_account_mail(*, user_id: int | None, message: dict[str, Any], now: datetime) -> Notification | None:
+    """Queue one of allauth's account emails, already rendered (:mod:`games.notify.account_mail`), to be
+    sent after commit, so that the request never waits for the mail server and every sign-up does the
+    same work whether or not the address has an account (issue 28).
+
+    Args:
+        user_id: whose address it is. With a user, the email is an outbox row of kind ``account`` (no
+            game), which the minute's outbox sweep sends if the task is lost. Without one (a password
+            reset asked for an address that has no account: allauth's "unknown account" email), there is
+            no row to keep: the message travels in the task itself and is lost if the task is.
+        message: the stored message (``games.notify.account_mail.message_data``).
+
+    Returns:
+        The pending row, or ``None`` without a user.
+    """
+    if user_id is None:
+        transaction.on_commit(partial(enqueue_account_send, message))
+        return None
+    row = Notification.objects.create(
+        recipient_id=user_id,
+        kind=Notification.Kind.ACCOUNT,
+        dedupe_key=dedupe_key(user_id, None, f"mail.{uuid.uuid4().hex}", Notification.Kind.ACCOUNT),
+        data=message,
+        created_at=now,
+        send_after=now,
+    )
+    transaction.on_commit(partial(enqueue_account_send, None))
+    return row
+
+
+def enqueue_account_send(message: dict[str, Any] | None) -> None:
+    """Publish one ``account_mail_send`` task: it sends the due account rows, and ``message`` (an email
+    without a row) if given. Called after commit; never raises (like :func:`enqueue_send`: rows left
+    pending go with the outbox sweep; a lost ``message`` is logged)."""
+    try:
+        current_app.signature(ACCOUNT_SEND_TASK, kwargs={"message": message}).delay()
+    except Exception:
+        if message is None:
+            log.warning("could not enqueue account emails; the outbox sweep will send them")
+        else:
+            log.warning("could not enqueue an account email to an address without an account; it is lost")
 
 
 def reminders_queue(*, now: datetime) -> int:

@@ -1143,8 +1143,9 @@ def test_emails_reveal_no_hidden_cards_and_every_link_works(
         game = Game.objects.get(pk=game.pk)
     assert game.status == Game.Status.FINISHED
     # digests are tested on their own; "reply" answers a reply by email (tests/web/test_email_play.py); the
-    # chat's kinds come from chat messages (tests/web/test_chat_email.py)
-    untested_here = {"digest", "reply", "chat", "message"}
+    # chat's kinds come from chat messages (tests/web/test_chat_email.py); "account" is allauth's
+    # (tests/web/test_account_mail.py)
+    untested_here = {"digest", "reply", "chat", "message", "account"}
     assert set(checker.kinds) == {k.value for k in Notification.Kind} - untested_here, checker.kinds
     assert checker.recipients == {u.email for u in users.values()}
     assert checker.swapped > 0 and checker.names_checked > 0
