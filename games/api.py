@@ -8,7 +8,8 @@ Thin, like the pages (architecture §1): parse the request, call :mod:`games.sel
 Status codes: 200 success; 400 malformed request (bad JSON, wrong types, unknown fields, out-of-range
 numbers, malformed action payload); 401 not authenticated; 403 not your seat / CSRF failure; 404 unknown
 game; 409 stale ``expected_seq`` or game not in progress; 413 body too large; 422 an action the rules
-forbid. Every error body is ``{"error": code, "message": text, "params": {...}}``.
+forbid; 503 the database connection was lost (``Retry-After``; issue 28). Every error body is
+``{"error": code, "message": text, "params": {...}}``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Annotated, Any, Literal, cast
 
 from annotated_types import Ge, Le
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.db import DatabaseError, InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -39,6 +41,7 @@ from games.rulebook import rule_anchor
 from games.selectors import LOG_LENGTH, game_get, game_view, my_games, seat_shown, visible_to
 from games.services import Illegal, NotFound, ServiceError, action_submit, action_undo, chat
 from games.web.forms import json_loads_strict
+from mastery.unavailable import RETRY_AFTER_SECONDS, note_lost, unavailable_body
 
 #: Largest id or sequence number accepted (a signed 64-bit integer, the database's ``bigint``).
 MAX_INT = 2**63 - 1
@@ -124,7 +127,8 @@ api = NinjaAPI(
         "an action with `expected_seq`. Authenticate with a session cookie (plus the CSRF token on POST) or "
         "`Authorization: Bearer <token>`. Errors are `{error, message, params}`: 400 malformed, 401 not "
         "authenticated, 403 not your seat, 404 unknown game, 409 stale `expected_seq` or game not in "
-        "progress, 422 illegal move. See docs/api.md."
+        "progress, 422 illegal move, 503 `unavailable` (the database connection was lost: retry after "
+        "`Retry-After` seconds). See docs/api.md."
     ),
     urls_namespace="api",
     openapi_url="/openapi.json",
@@ -349,7 +353,8 @@ class MyGamesOut(Schema):
     games: list[MyGameOut]
 
 
-ERRORS: dict[int, type[Schema]] = {400: ErrorOut, 401: ErrorOut}
+#: Every endpoint may answer these; 503 `unavailable` when the database connection is lost (issue 28).
+ERRORS: dict[int, type[Schema]] = {400: ErrorOut, 401: ErrorOut, 503: ErrorOut}
 GAME_ERRORS: dict[int, type[Schema]] = {**ERRORS, 404: ErrorOut}
 
 # --------------------------------------------------------------------------------------------------------
@@ -424,6 +429,22 @@ def suspicious(request: HttpRequest, exc: SuspiciousOperation) -> HttpResponse:
 def not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
     """Anything raising ``Http404`` inside the API."""
     return _error(request, 404, "not_found", _("Not found."))
+
+
+@api.exception_handler(OperationalError)
+@api.exception_handler(InterfaceError)
+def database_unavailable(request: HttpRequest, exc: DatabaseError) -> HttpResponse:
+    """A lost database connection inside an endpoint or an auth check (issue 28): 503 ``unavailable`` with
+    ``Retry-After``, nothing of the error shown (django-ninja docs "Handling errors"). The request is marked
+    so that :class:`mastery.unavailable.DatabaseUnavailableMiddleware` runs a GET once more on a fresh
+    connection; a POST is not run again (its ``expected_seq`` makes the client's retry safe). One raised in
+    a middleware before the endpoint gets the same body from ``handler500``."""
+    note_lost(request, exc)
+    body = unavailable_body()
+    response = _error(request, 503, body["error"], body["message"])
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -58,6 +58,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Above everything that queries the database (session, user): a lost connection is a 503 "try again"
+    # (JSON under /api/), and a GET or HEAD runs once more on a fresh connection (issue 28).
+    "mastery.unavailable.DatabaseUnavailableMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",

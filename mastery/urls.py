@@ -10,6 +10,9 @@ from accounts import views as account_views
 from games.api import api
 from games.web import views as game_views
 
+#: A lost database connection raised in a middleware is a 503 "try again", JSON under /api/ (issue 28).
+handler500 = "mastery.unavailable.server_error"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),

@@ -374,3 +374,18 @@
     opened();
   });
 })();
+
+// A lost database connection (issue 28): a decision sent with htmx is answered 503 with the decision panel
+// itself, whose "Try again" form posts the same fields again (mastery/unavailable.py), marked by the
+// X-Try-Again header. It is swapped in like a refused move; any other 5xx (a proxy's own error page) stays
+// out of the page, as base.html's htmx-config says.
+(function () {
+  "use strict";
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var xhr = event.detail.xhr;
+    if (xhr && xhr.status === 503 && xhr.getResponseHeader("X-Try-Again") === "form") {
+      event.detail.shouldSwap = true;
+      event.detail.isError = false;
+    }
+  });
+})();
