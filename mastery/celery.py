@@ -11,8 +11,12 @@ import os
 
 from celery import Celery
 
+from mastery.worker import CatchUp
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mastery.settings")
 
 app = Celery("mastery")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# Catch up on every (re)connection to the broker (issue 28): the worker runs each periodic task once.
+app.steps["consumer"].add(CatchUp)

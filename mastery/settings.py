@@ -242,8 +242,10 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TIMEZONE = "UTC"
-#: Seconds between Celery beat's sweeps. The deadline sweep runs twice a minute, so an overdue deadline is
-#: applied within 60 s even when one tick is lost (a worker killed, Redis briefly away).
+#: Seconds between Celery beat's sweeps. Beat drops a tick it cannot publish (Redis away), so the worker
+#: also runs both sweeps once whenever it (re)connects to the broker (mastery.worker.CatchUp): an overdue
+#: deadline is applied within one interval while all is well, and within seconds of the broker's return
+#: after an outage of any length (issue 28, docs/operations.md "Faults").
 DEADLINE_SWEEP_INTERVAL = env_int("DEADLINE_SWEEP_INTERVAL", 30)
 OUTBOX_SWEEP_INTERVAL = env_int("OUTBOX_SWEEP_INTERVAL", 60)
 CELERY_BEAT_SCHEDULE = {
@@ -262,6 +264,13 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "max_retries": 0,  # a publish tries to connect once (kombu retries for ever by default)
 }
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# A worker retries the broker for ever, every 2 s at most (mastery.worker.Consumer); Celery's default gives
+# up after 100 tries and the worker exits.
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_WORKER_CONSUMER = "mastery.worker:Consumer"
+# kombu's Redis transport, surviving a closed connection with messages unacknowledged (mastery.broker).
+CELERY_BROKER_TRANSPORT = "mastery.broker:Transport" if REDIS_URL else None
 # A publish that fails (Redis down) gives up at once instead of retrying inside a request: the outbox
 # sweep sends the rows once Redis is back.
 CELERY_TASK_PUBLISH_RETRY = False

@@ -465,11 +465,14 @@ def redis_cleanup(broker_url: str, token: str) -> None:
 
 
 @contextmanager
-def email_stack(database_url: str, log_path: Path, *, smtp_delay: float = 0.0) -> Iterator[EmailStack]:
+def email_stack(
+    database_url: str, log_path: Path, *, smtp_delay: float = 0.0, broker_url: str | None = None
+) -> Iterator[EmailStack]:
     """An SMTP sink, a fresh Redis queue and this process publishing to it; workers are started with
     :meth:`EmailStack.start_worker`. On exit every worker is stopped, the sink closed, the current Celery
-    app restored and the queue's Redis keys deleted."""
-    broker_url = redis_url()
+    app restored and the queue's Redis keys deleted. ``broker_url`` defaults to :func:`redis_url`; a test
+    that stops its broker passes its own (:class:`RedisServer`)."""
+    broker_url = broker_url or redis_url()
     queue = f"mastery-it-{uuid.uuid4().hex[:12]}"
     sink = SmtpSink(delay=smtp_delay).start()
     env = worker_env(database_url=database_url, broker_url=broker_url, queue=queue, smtp_port=sink.port)
@@ -482,4 +485,43 @@ def email_stack(database_url: str, log_path: Path, *, smtp_delay: float = 0.0) -
             stack.stop_workers()
         finally:
             sink.stop()
-            redis_cleanup(broker_url, queue)
+            if redis_problem(broker_url) is None:  # a test may leave its own broker stopped
+                redis_cleanup(broker_url, queue)
+
+
+# --------------------------------------------------------------------------------------------------------
+# A Redis server of the test's own, to stop and start again
+# --------------------------------------------------------------------------------------------------------
+
+
+class RedisServer:
+    """A ``redis-server`` subprocess on a free port of 127.0.0.1 with no persistence, which a test may
+    stop (SIGKILL: every queued and unacknowledged message is lost, the harder outage) and start again on
+    the same port. The shared Redis of the other tests is never touched."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = int(probe.getsockname()[1])
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        """The broker URL (database 0 of this server)."""
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> RedisServer:
+        """Start the server and wait until it answers PING."""
+        command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
+        command += ["--appendonly", "no", "--dir", str(self.directory)]
+        self.proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        wait_until(lambda: redis_problem(self.url) is None, 10, f"redis-server on port {self.port}")
+        return self
+
+    def stop(self) -> None:
+        """Stop the server at once, dropping its data, and reap it."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+        self.proc = None
