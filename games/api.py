@@ -24,7 +24,7 @@ from django.db import DatabaseError, InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from ninja import NinjaAPI, Path, Schema, Status
+from ninja import NinjaAPI, Path, Query, Schema, Status
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.parser import Parser
 from ninja.security import HttpBearer
@@ -40,6 +40,7 @@ from games.models import ActionRecord, Game
 from games.rulebook import rule_anchor
 from games.selectors import LOG_LENGTH, game_get, game_view, my_games, seat_shown, visible_to
 from games.services import Illegal, NotFound, ServiceError, action_submit, action_undo, chat
+from games.services.chat_ids import message_pk, public_id
 from games.web.forms import json_loads_strict
 from mastery.unavailable import RETRY_AFTER_SECONDS, note_lost, unavailable_body
 
@@ -280,10 +281,18 @@ class ChatIn(Schema):
     )
 
 
+#: What a chat message's public id looks like (issue 28): 16 lower-case hex digits.
+CHAT_ID_PATTERN = r"^[0-9a-f]{16}$"
+_CHAT_ID_DOC = (
+    "an opaque message id (16 lower-case hex digits): the same for the same message, but neither its order "
+    "nor its difference to another id means anything"
+)
+
+
 class ChatMessageOut(Schema):
     """One chat message as the caller may read it (times in UTC, ISO 8601)."""
 
-    id: int
+    id: str = Field(pattern=CHAT_ID_PATTERN, description=_CHAT_ID_DOC)
     channel: str = Field(description="the channel key as the caller names it")
     author: str
     seat: int = Field(description="the author's seat")
@@ -308,8 +317,16 @@ class ChatOut(Schema):
     channels: list[ChatChannelOut]
     channel: str
     messages: list[ChatMessageOut]
-    older: int | None = Field(description="pass as `before` for the previous page; null: no older messages")
-    version: int = Field(description="the newest message id the caller may read (0: none)")
+    older: str | None = Field(
+        pattern=CHAT_ID_PATTERN,
+        description="the id of the oldest message shown: pass it as `before` for the previous page; null: no "
+        "older messages",
+    )
+    version: str = Field(
+        pattern=CHAT_ID_PATTERN,
+        description="the id of the newest message the caller may read in any of their channels (when they "
+        "have none, an id that names no message): compare it for equality only",
+    )
 
 
 class AppliedOut(Schema):
@@ -469,6 +486,11 @@ GameId = Annotated[
 ]
 
 
+#: A ``before`` cursor: a message id from ``GET /games/{game_id}/chat`` (issue 28), decoded on the server;
+#: one not of an id's form is 400, one of its form that the site did not make is 404 "no such message".
+ChatCursor = Annotated[str, Query(pattern=CHAT_ID_PATTERN, description="a message's `id`, or `older`")]
+
+
 def _user(request: HttpRequest) -> User:
     return cast(User, request.auth)  # type: ignore[attr-defined]
 
@@ -607,7 +629,8 @@ def undo_post(request: HttpRequest, game_id: GameId, body: UndoIn) -> dict[str, 
 
 
 def _line(line: ChatLine) -> dict[str, Any]:
-    return {**asdict(line), "channel": line.key}  # the schema keeps its own fields only
+    # the schema keeps its own fields only; the key never leaves the server (issue 28)
+    return {**asdict(line), "id": public_id(line.id), "channel": line.key}
 
 
 @api.get(
@@ -618,19 +641,24 @@ def _line(line: ChatLine) -> dict[str, Any]:
     tags=["chat"],
 )
 def chat_get(
-    request: HttpRequest, game_id: GameId, channel: str = "table", before: Annotated[int, Ge(1)] | None = None
+    request: HttpRequest, game_id: GameId, channel: str = "table", before: ChatCursor | None = None
 ) -> dict[str, Any]:
     """The newest messages of one of the caller's chat channels (``table``, ``team``, ``p<seat>``), 50 at
-    a time (``before``: the page before that message id), with the caller's channels and unread counts.
-    Reading the newest page marks the channel read. Spectators read the table once the game is over (or
-    during it if the table allows); private messages only their two players (issue 19).
+    a time (``before``: the page before the message with that id), with the caller's channels and unread
+    counts. Reading the newest page marks the channel read. Spectators read the table once the game is over
+    (or during it if the table allows); private messages only their two players (issue 19). Message ids
+    are opaque (:mod:`games.services.chat_ids`, issue 28): they count nothing.
 
     Raises:
-        NotFound: 404, no such game.
+        NotFound: 404, no such game, or a ``before`` of the id's form that no key of the site made ("no
+        such message"). ValidationError: 400 ``invalid_request``, a ``before`` not of an id's form.
     """
     game = _game(request, game_id)
     user = _user(request)
-    view = chat_view(game, user, channel, before)
+    key = None if before is None else message_pk(before)
+    if before is not None and key is None:
+        raise NotFound("no such message")
+    view = chat_view(game, user, channel, key)
     if before is None and view.lines and any(c.key == view.key and c.post for c in view.channels):
         chat.chat_mark_read(user=user, game=game, channel=view.key, last_id=view.lines[-1].id)
     return {
@@ -640,8 +668,8 @@ def chat_get(
         ],
         "channel": view.key,
         "messages": [_line(line) for line in view.lines],
-        "older": view.older,
-        "version": view.version,
+        "older": None if view.older is None else public_id(view.older),
+        "version": public_id(view.version),
     }
 
 

@@ -31,9 +31,10 @@ PAGE = 50
 
 @dataclass(frozen=True)
 class ChatLine:
-    """One message as a reader sees it: ``id``, channel ``key``, ``author`` (public name) and ``seat``,
-    ``text`` (plain text: templates escape it), ``at`` (aware datetime; shown in the reader's time zone),
-    ``mine`` and ``mentions_me`` (an ``@name`` of the reader)."""
+    """One message as a reader sees it: ``id`` (its key, the server's own: what a client sees is
+    :func:`games.services.chat_ids.public_id` of it, issue 28), channel ``key``, ``author`` (public name)
+    and ``seat``, ``text`` (plain text: templates escape it), ``at`` (aware datetime; shown in the reader's
+    time zone), ``mine`` and ``mentions_me`` (an ``@name`` of the reader)."""
 
     id: int
     key: str
@@ -59,8 +60,9 @@ class Channel:
 @dataclass
 class ChatView:
     """A reader's chat of one game: their ``channels``, the ``key`` shown, its ``lines`` (oldest first),
-    whether ``older`` lines exist (id of the oldest shown), and the ``version`` (newest readable id, 0:
-    none) the page's poll compares."""
+    whether ``older`` lines exist (key of the oldest shown), and the ``version`` (key of the newest readable
+    message, 0: none) the page's poll compares. Keys, like :attr:`ChatLine.id`: clients see their public
+    ids only."""
 
     channels: list[Channel] = field(default_factory=list)
     key: str = "table"

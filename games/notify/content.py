@@ -5,7 +5,6 @@ localized (the recipient's language and time zone), text and HTML, with ``List-U
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import zoneinfo
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
+from django.utils.crypto import salted_hmac
 from django.utils.formats import date_format
 from django.utils.timesince import timeuntil
 from django.utils.translation import gettext as _
@@ -52,8 +52,10 @@ def user_zone(user: User) -> zoneinfo.ZoneInfo:
 
 def message_id(dedupe_key: str) -> str:
     """The stable ``Message-ID`` of a notification: the same dedupe key always gives the same id, so a mail
-    client drops a copy sent twice."""
-    digest = hashlib.sha256(dedupe_key.encode()).hexdigest()[:32]
+    client drops a copy sent twice. The digest is keyed with ``SECRET_KEY`` (Django's ``salted_hmac``): a
+    plain hash of ``<user>:<game>:chat.<message key>:<kind>`` could be reversed by trying the keys, and chat
+    message keys count the whole site's talk (issue 28)."""
+    digest = salted_hmac("games.notify.message_id", dedupe_key, algorithm="sha256").hexdigest()[:32]
     domain = urlsplit(settings.SITE_URL).hostname or "localhost"
     return f"<n.{digest}@{domain}>"
 

@@ -4,9 +4,10 @@
 
 Every view works with htmx (it answers the partials it changed; the rest of the panel out of band) and
 without JavaScript (a normal form post, then a redirect to the game page, or the page itself with the
-refusal and its status). Refusals are 4xx, never 500: 400 bad input, 403 not allowed (a spectator, a
-suspended chat), 404 no such game or message (a private game is 404 to strangers, as everywhere), 429 too
-many messages (saying how long to wait).
+refusal and its status). Refusals are 4xx, never 500: 400 bad input (a message id or ``before`` cursor
+that is not a public id the site gave out, :func:`games.services.chat_ids.message_pk`), 403 not allowed
+(a spectator, a suspended chat), 404 no such game or message (a private game is 404 to strangers, as
+everywhere), 429 too many messages (saying how long to wait).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from games.services.chat import chat_export_consent as export_consent
 from games.services.chat import chat_mute as mute_player
 from games.services.chat import chat_post as post_message
 from games.services.chat import chat_report as report_message
+from games.services.chat_ids import message_pk
 from games.web.forms import whole
 from games.web.presenters.chat import muted_seats
 from games.web.views import (
@@ -86,12 +88,16 @@ def _page(request: HttpRequest, game: Game, context: dict[str, Any], status: int
 @require_safe
 def chat(request: HttpRequest, game_id: int) -> HttpResponse:
     """One channel of the chat panel (``?channel=``: ``table``, ``team``, ``p<seat>``; an unknown one
-    shows the first the reader has), marked read. With ``before=<id>`` (htmx): the page of older messages
-    to put above those shown. Without htmx: a redirect to the game page showing the same."""
+    shows the first the reader has), marked read. With ``before=<id>`` (a message's public id, htmx): the
+    page of older messages to put above those shown; a ``before`` that is no public id is 400. Without
+    htmx: a redirect to the game page showing the same."""
     game = _started(request, game_id)
-    before = whole(request.GET.get("before"))
+    raw = request.GET.get("before")
+    before = message_pk(raw)
+    if raw is not None and before is None:
+        return HttpResponse(_("The request is malformed."), status=400, content_type="text/plain")
     if not _htmx(request):
-        return _to_page(game, channel=request.GET.get("channel", ""), before=before)
+        return _to_page(game, channel=request.GET.get("channel", ""), before=raw)
     context = chat_context(request, game, None, before)
     if before is not None:
         return _render(request, context, "chatpage")
@@ -157,9 +163,10 @@ def chat_mute(request: HttpRequest, game_id: int) -> HttpResponse:
 @require_POST
 def chat_report(request: HttpRequest, game_id: int) -> HttpResponse:
     """Report a message the user can read to the staff, with a ``reason`` (the Django admin lists
-    reports). htmx: a thank-you in place of the message's menu; without htmx: a redirect with it."""
+    reports): ``message`` is its public id (400 when it is none the site gave out). htmx: a thank-you in
+    place of the message's menu; without htmx: a redirect with it."""
     game = _started(request, game_id)
-    message_id = whole(request.POST.get("message"))
+    message_id = message_pk(request.POST.get("message"))
     if message_id is None:
         return HttpResponse(_("Say which message to report."), status=400, content_type="text/plain")
     try:

@@ -47,12 +47,12 @@ from games.selectors import (
 )
 from games.selectors import my_games as select_my_games
 from games.services.chat import chat_mark_read
+from games.services.chat_ids import message_pk
 from games.web.forms import (
     GameCreateForm,
     PayloadError,
     StandingOrderForm,
     action_payload,
-    whole,
 )
 from games.web.presenters import page_model
 from games.web.presenters.chat import PANEL_DEFAULTS, chat_newer, chat_panel
@@ -281,7 +281,9 @@ def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
     gv = game_view(game, request.user)
     if gv.view is None:
         raise Http404(_("No such game."))
-    context = page_context(request, gv) | chat_context(request, game, None, whole(request.GET.get("before")))
+    # a malformed ``before`` shows the newest messages, as an unknown ``channel`` shows the first channel
+    before = message_pk(request.GET.get("before"))
+    context = page_context(request, gv) | chat_context(request, game, None, before)
     return render(request, DETAIL_TEMPLATE, context)
 
 
@@ -289,7 +291,8 @@ def chat_context(
     request: HttpRequest, game: Game, key: str | None = None, before: int | None = None
 ) -> dict[str, Any]:
     """The chat panel's context (issue 19): channel ``key`` (default: the ``channel`` parameter, else the
-    table), marked read when it shows unread messages."""
+    table), from the message with key ``before`` on (a decoded cursor, :func:`message_pk`), marked read
+    when it shows unread messages."""
     panel = chat_panel(
         game, request.user, key or request.GET.get("channel", "table"), before, mixed=_mixed(request)
     )
@@ -308,12 +311,12 @@ def _talk(request: HttpRequest, game: Game) -> dict[str, Any]:
 
 
 def chat_chunks(request: HttpRequest, context: dict[str, Any], seen: int | None = None) -> str:
-    """The chat panel out of band for a poll (or a write) whose page had chat version ``seen`` of the
-    channel and channel keys the ``channel`` and ``keys`` parameters name: nothing when nothing changed,
-    the new lines appended when only messages came, else the whole panel."""
+    """The chat panel out of band for a poll (or a write) whose page had chat version ``seen`` (the key its
+    public id names) of the channel and channel keys the ``channel`` and ``keys`` parameters name: nothing
+    when nothing changed, the new lines appended when only messages came, else the whole panel."""
     panel = context["chat"]
     same = request.GET.get("channel") == panel.key and request.GET.get("keys") == panel.keys
-    if same and seen == panel.version:
+    if same and seen == panel.newest:
         return ""
     names = ("chatnews", "chattoggle") if same and seen is not None else ("chat", "chattoggle")
     fresh = context | {"oob": True, "chat_news": panel.after(seen or 0)}
@@ -357,9 +360,10 @@ def poll(request: HttpRequest, game_id: int) -> HttpResponse:
     """Cheap refresh: 204 when ``seq`` is unchanged (one query), else every partial out of band.
 
     ``sig`` (the decision panel's signature) keeps the decision form the player may be filling in when
-    their choices did not change. The chat panel's state comes along (issue 19: ``chat``, its version;
-    ``channel`` and ``keys``): one more query while no message is newer, else the reader's version; new
-    messages come out of band (:func:`chat_chunks`), alone when the game did not move.
+    their choices did not change. The chat panel's state comes along (issue 19: ``chat``, its version, the
+    public id of the newest message the page shows, issue 28; ``channel`` and ``keys``): one more query
+    while no message is newer, else the reader's version; new messages come out of band
+    (:func:`chat_chunks`), alone when the game did not move. A ``chat`` that is no public id is 400.
     """
     current = visible_seq(game_id, request.user)  # visibility first: 404 alike whatever the parameters
     if current is None:
@@ -368,9 +372,9 @@ def poll(request: HttpRequest, game_id: int) -> HttpResponse:
         seen = int(request.GET.get("seq", ""))
     except ValueError:
         return HttpResponse(_("seq must be a whole number."), status=400, content_type="text/plain")
-    talk = whole(request.GET.get("chat"))  # the chat version the page shows (issue 19)
-    if talk is None and "chat" in request.GET:
-        return HttpResponse(_("chat must be a whole number."), status=400, content_type="text/plain")
+    talk = message_pk(request.GET.get("chat"))  # the chat version the page shows (issues 19, 28)
+    if talk is None and "chat" in request.GET:  # malformed or forged: no id the site gave out
+        return HttpResponse(_("The request is malformed."), status=400, content_type="text/plain")
     # one query: any newer message at all (a reader with no channel has nothing to wait for)
     talked = talk is not None and request.GET.get("keys") != "" and chat_newer(game_id, talk)
     if current == seen and not talked:

@@ -25,6 +25,7 @@ from games.chat import PAGE
 from games.messages import rate_limit_message
 from games.models import ChatMessage, ChatMute, ChatRead, ChatReport, Game
 from games.services import chat
+from games.services.chat_ids import message_pk, public_id
 from games.web.presenters.chat import LINK_REL, message_html
 
 from .conftest import create_started_game, create_user, seat_users
@@ -243,13 +244,19 @@ def test_chat_views_need_login_post_and_a_visible_game(players: tuple[Game, User
 
 def test_bad_parameters_are_4xx_never_500(players: tuple[Game, User, User, User]) -> None:
     game, alice, _bob, _carol = players
-    say(game, alice, "hi")
+    message = say(game, alice, "hi")
     client = client_for(alice)
     chat_url = reverse("games:chat", args=[game.pk])
+    # issue 28: a message id or cursor is a public id; its key, or an id no key of the site made, is 400
+    forged = public_id(message.pk)[:-1] + ("0" if public_id(message.pk)[-1] != "0" else "1")
+    assert message_pk(forged) is None
     assert client.get(chat_url, {"channel": "bogus"}, headers=HX).status_code == 200  # the first channel
-    assert client.get(chat_url, {"before": "x²"}, headers=HX).status_code == 200
-    assert client.get(chat_url, {"before": "9" * 40}, headers=HX).status_code == 200
-    assert page(client, game, before="9" * 40, channel="p²")
+    for bad in ("x²", "9" * 40, str(message.pk), forged, public_id(message.pk).upper()):
+        assert client.get(chat_url, {"before": bad}, headers=HX).status_code == 400, bad
+        assert client.get(chat_url, {"before": bad}).status_code == 400, bad  # without htmx too
+        assert poll(client, game, chat=bad).status_code == 400, bad
+    assert client.get(chat_url, {"before": public_id(message.pk)}, headers=HX).status_code == 200
+    assert page(client, game, before="9" * 40, channel="p²")  # the page shows the newest messages
     assert poll(client, game, chat="abc").status_code == 400
     assert poll(client, game, chat="9" * 40).status_code == 400
     mute = reverse("games:chat_mute", args=[game.pk])
@@ -258,7 +265,10 @@ def test_bad_parameters_are_4xx_never_500(players: tuple[Game, User, User, User]
     report = reverse("games:chat_report", args=[game.pk])
     assert client.post(report, {"message": "x"}, headers=HX).status_code == 400
     assert client.post(report, {"message": "9" * 30}, headers=HX).status_code == 400
-    assert client.post(report, {"message": str(10**9)}, headers=HX).status_code == 404
+    assert client.post(report, {"message": str(message.pk)}, headers=HX).status_code == 400  # a key
+    assert client.post(report, {"message": forged}, headers=HX).status_code == 400
+    assert client.post(report, {"message": public_id(10**9)}, headers=HX).status_code == 404
+    assert not ChatReport.objects.exists()
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -291,9 +301,13 @@ def test_unread_counts_and_viewing_a_channel_marks_it_read(players: tuple[Game, 
 
 def test_without_htmx_the_channel_view_redirects_to_the_page(players: tuple[Game, User, User, User]) -> None:
     game, alice, _bob, _carol = players
-    response = client_for(alice).get(reverse("games:chat", args=[game.pk]), {"channel": "p2", "before": "5"})
+    before = public_id(5)
+    response = client_for(alice).get(
+        reverse("games:chat", args=[game.pk]), {"channel": "p2", "before": before}
+    )
     assert response.status_code == 302
-    assert response["Location"] == reverse("games:detail", args=[game.pk]) + "?channel=p2&before=5#chat-panel"
+    expected = reverse("games:detail", args=[game.pk]) + f"?channel=p2&before={before}#chat-panel"
+    assert response["Location"] == expected
 
 
 def test_older_messages_load_in_pages_of_fifty(players: tuple[Game, User, User, User]) -> None:
@@ -301,26 +315,33 @@ def test_older_messages_load_in_pages_of_fifty(players: tuple[Game, User, User, 
     _bulk(game, alice, bob, 120)
     client = client_for(alice)
     body = page(client, game)
-    shown = [int(n) for n in re.findall(r'class="chat-line[^"]*" data-id="(\d+)"', body)]
+    shown = [_key(n) for n in re.findall(r'class="chat-line[^"]*" data-id="([0-9a-f]{16})"', body)]
     assert len(shown) == PAGE == 50
-    older = re.search(r'hx-get="[^"]*\?channel=table&amp;before=(\d+)"', body)
-    assert older and int(older.group(1)) == min(shown)
+    older = re.search(r'hx-get="[^"]*\?channel=table&amp;before=([0-9a-f]{16})"', body)
+    assert older and _key(older.group(1)) == min(shown)
     response = client.get(
         reverse("games:chat", args=[game.pk]), {"channel": "table", "before": older.group(1)}, headers=HX
     )
     second = response.content.decode()
-    more = [int(n) for n in re.findall(r'class="chat-line[^"]*" data-id="(\d+)"', second)]
+    more = [_key(n) for n in re.findall(r'class="chat-line[^"]*" data-id="([0-9a-f]{16})"', second)]
     assert len(more) == 50 and max(more) < min(shown)
     assert second.lstrip().startswith('<li id="chat-older"')  # the next button first, then the lines
-    last = re.search(r"before=(\d+)", second)
+    last = re.search(r"before=([0-9a-f]{16})", second)
     assert last
     third = client.get(
         reverse("games:chat", args=[game.pk]), {"channel": "table", "before": last.group(1)}, headers=HX
     )
-    rest = re.findall(r'class="chat-line[^"]*" data-id="(\d+)"', third.content.decode())
+    rest = re.findall(r'class="chat-line[^"]*" data-id="([0-9a-f]{16})"', third.content.decode())
     assert len(rest) == 20 and "chat-older" not in third.content.decode()
     no_js = page(client, game, before=older.group(1))  # without JavaScript: the older page, a way back
     assert "Newest messages" in no_js
+
+
+def _key(public: str) -> int:
+    """The key a public id on the page names (the test decodes with the site's key, as the server does)."""
+    key = message_pk(public)
+    assert key is not None, public
+    return key
 
 
 def _bulk(game: Game, alice: User, bob: User, n: int) -> None:
@@ -401,12 +422,12 @@ def test_a_report_goes_to_the_staff(players: tuple[Game, User, User, User]) -> N
     private = say(game, alice, SECRET, channel="p1")
     client = client_for(bob)
     url = reverse("games:chat_report", args=[game.pk])
-    response = client.post(url, {"message": message.pk, "reason": "insults"}, headers=HX)
+    response = client.post(url, {"message": public_id(message.pk), "reason": "insults"}, headers=HX)
     assert response.status_code == 200 and "the staff will look at this message" in response.content.decode()
     assert ChatReport.objects.get(message=message).reason == "insults"
-    response = client_for(carol).post(url, {"message": private.pk, "reason": "curious"})
+    response = client_for(carol).post(url, {"message": public_id(private.pk), "reason": "curious"})
     assert response.status_code == 404 and SECRET not in response.content.decode()
-    response = client_for(carol).post(url, {"message": message.pk, "reason": "me too"})
+    response = client_for(carol).post(url, {"message": public_id(message.pk), "reason": "me too"})
     assert response.status_code == 302
 
 
@@ -462,7 +483,7 @@ def test_the_poll_brings_new_messages_and_is_cheap_when_nothing_changed(
     game, alice, bob, _carol = players
     client = client_for(alice)
     state = chat_state(page(client, game))
-    assert state == {"chat": "0", "channel": "table", "keys": "table,p1,p2"}
+    assert state == {"chat": public_id(0), "channel": "table", "keys": "table,p1,p2"}
     poll(client, game, **state)
     with CaptureQueriesContext(connection) as ctx:
         assert poll(client, game, **state).status_code == 204
@@ -473,7 +494,7 @@ def test_the_poll_brings_new_messages_and_is_cheap_when_nothing_changed(
     body = response.content.decode()
     assert '<ol id="chat-lines" hx-swap-oob="beforeend">' in body and "your move, <mark>@Alice</mark>" in body
     assert re.search(r'<nav id="chat-tabs"[^>]*hx-swap-oob="true"', body)
-    assert chat_state(body)["chat"] == str(message.pk)
+    assert chat_state(body)["chat"] == public_id(message.pk)
     assert 'id="board"' not in body  # the game did not move: only the chat
     new_state = chat_state(body)
     assert poll(client, game, **new_state).status_code == 204
@@ -525,11 +546,11 @@ def test_a_private_message_appears_on_no_surface_of_a_third_player(
         ]
         for key in keys:
             bodies.append(page(client, game, channel=key))
-            for params in ({"channel": key}, {"channel": key, "before": "999999"}):
+            for params in ({"channel": key}, {"channel": key, "before": public_id(999999)}):
                 bodies.append(
                     client.get(reverse("games:chat", args=[game.pk]), params, headers=HX).content.decode()
                 )
-            for seen in ("0", "1"):
+            for seen in (public_id(0), public_id(1)):
                 for changed in ({}, {"seq": game.seq - 1}):
                     response = poll(client, game, chat=seen, channel=key, keys="x", **changed)
                     bodies.append(response.content.decode())

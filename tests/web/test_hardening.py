@@ -23,6 +23,7 @@ from games.engine.rng import Rng
 from games.messages import service_message
 from games.models import Game, Prompt
 from games.services import chat as chat_service
+from games.services.chat_ids import public_id
 from games.services.outbox import MAX_CLOCK, deadline_for
 
 from .conftest import create_private_game, create_started_game, create_user, seat_users
@@ -401,7 +402,7 @@ def test_a_chat_report_with_a_nul_character_in_its_reason_is_refused() -> None:
     users = seat_users(game)
     message = chat_service.chat_post(game_id=game.pk, user=users[1], channel="table", text="hello")
     response = _raising_client(users[0]).post(
-        f"/games/{game.pk}/chat/report/", {"message": str(message.pk), "reason": "rude\x00"}
+        f"/games/{game.pk}/chat/report/", {"message": public_id(message.pk), "reason": "rude\x00"}
     )
     assert 400 <= response.status_code < 500 or response.status_code == 302, response.status_code
     assert not ChatReport.objects.filter(message=message).exists()

@@ -21,6 +21,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from games.chat import Channel, ChatLine, ChatView, chat_view
 from games.models import ChatMessage, ChatMute, Game
+from games.services.chat_ids import public_id
 
 #: What a rendered message may contain after sanitizing: links and mention marks, nothing else.
 _TAGS = {"a", "mark"}
@@ -59,9 +60,11 @@ def message_html(text: str, name: str = "") -> SafeString:
 @dataclass(frozen=True)
 class Line:
     """One message as the panel shows it: :class:`games.chat.ChatLine`'s fields plus ``html`` (the text as
-    safe HTML, :func:`message_html`)."""
+    safe HTML, :func:`message_html`). ``id`` is the message's public id (the only id a page shows, issue 28:
+    :func:`games.services.chat_ids.public_id`), ``pk`` its key, for the server's own comparisons."""
 
-    id: int
+    id: str
+    pk: int
     key: str
     author: str
     seat: int
@@ -83,12 +86,14 @@ class ChatPanel:
     Attributes:
         channels: the reader's channels (the one shown counts as read).
         key: the channel shown; ``label`` its name.
-        lines: its messages, oldest first (a page of :data:`games.chat.PAGE`); ``older``: the id to load the
-            page before (``None``: no older messages).
-        version: the newest message id the reader may read (the poll compares it).
+        lines: its messages, oldest first (a page of :data:`games.chat.PAGE`); ``older``: the public id to
+            load the page before (``None``: no older messages).
+        version: the public id of the newest message the reader may read (the poll sends it back);
+            ``newest`` its key (0: none), which the server compares.
         post: whether the reader may post (seated players; spectators read only).
         seated: whether the reader has a seat (spectators get other empty states).
-        mark: the id up to which the shown channel is to be marked read (``None``: nothing new there).
+        mark: the key of the message up to which the shown channel is to be marked read (``None``: nothing
+            new there).
         mixed: table talk is also shown in the game log, interleaved by time.
         table: the table lines for the interleaved log (``lines`` when the table is shown).
     """
@@ -97,8 +102,9 @@ class ChatPanel:
     key: str = "table"
     label: str = ""
     lines: list[Line] = field(default_factory=list)
-    older: int | None = None
-    version: int = 0
+    older: str | None = None
+    version: str = ""
+    newest: int = 0
     post: bool = False
     seated: bool = False
     mark: int | None = None
@@ -123,13 +129,13 @@ class ChatPanel:
         hide (or the reader mutes) leaves the cached log at once, not only new ones."""
         if not self.mixed:
             return ""
-        shown = ",".join(str(line.id) for line in self.table)
+        shown = ",".join(str(line.pk) for line in self.table)
         digest = hashlib.blake2s(shown.encode(), digest_size=6).hexdigest()
-        return f"talk.{self.user_id}.{self.version}.{digest}"
+        return f"talk.{self.user_id}.{self.newest}.{digest}"
 
     def after(self, seen: int) -> list[Line]:
-        """The lines of the shown channel newer than message id ``seen``."""
-        return [line for line in self.lines if line.id > seen]
+        """The lines of the shown channel newer than the message with key ``seen`` (a decoded cursor)."""
+        return [line for line in self.lines if line.pk > seen]
 
     def mixed_log(self, log: list[dict[str, Any]]) -> list[Any]:
         """The game log (newest first) with the table talk interleaved by time when :attr:`mixed`, else
@@ -137,7 +143,7 @@ class ChatPanel:
         if not self.mixed or not self.table:
             return log
         merged: list[Any] = []
-        talk = sorted(self.table, key=lambda line: line.id, reverse=True)
+        talk = sorted(self.table, key=lambda line: line.pk, reverse=True)
         index = 0
         for entry in log:
             while index < len(talk) and talk[index].at >= entry["at"]:
@@ -154,15 +160,26 @@ def _lines(view: ChatView, name: str) -> list[Line]:
 
 def _line(line: ChatLine, name: str) -> Line:
     html = message_html(line.text, name if line.mentions_me else "")
-    return Line(line.id, line.key, line.author, line.seat, html, line.at, line.mine, line.mentions_me)
+    return Line(
+        public_id(line.id),
+        line.id,
+        line.key,
+        line.author,
+        line.seat,
+        html,
+        line.at,
+        line.mine,
+        line.mentions_me,
+    )
 
 
 def chat_panel(
     game: Game, user: Any, key: str = "table", before: int | None = None, *, mixed: bool = False
 ) -> ChatPanel:
     """The chat panel of ``game`` for ``user``, showing channel ``key`` (its newest page, or the page before
-    message id ``before``); ``mixed``: also read the table's newest page for the interleaved log. The
-    queries of :func:`games.chat.chat_view`, twice when ``mixed`` and another channel is shown."""
+    the message with key ``before``, a decoded cursor); ``mixed``: also read the table's newest page for the
+    interleaved log. The queries of :func:`games.chat.chat_view`, twice when ``mixed`` and another channel
+    is shown."""
     view = chat_view(game, user, key, before)
     seats = list(game.seats.all())
     user_id = user.pk if getattr(user, "is_authenticated", False) else None
@@ -173,15 +190,16 @@ def chat_panel(
         key=view.key,
         label=shown.label if shown is not None else "",
         lines=_lines(view, name),
-        older=view.older,
-        version=view.version,
+        older=None if view.older is None else public_id(view.older),
+        version=public_id(view.version),
+        newest=view.version,
         post=bool(shown and shown.post),
         seated=me is not None,
         mixed=mixed,
         user_id=user_id,
     )
     if shown is not None and shown.unread and before is None and view.lines:
-        panel.mark = view.lines[-1].id
+        panel.mark = view.lines[-1].id  # a key: read marks stay on the server
     panel.channels = [Channel(c.key, c.label, 0 if c is shown else c.unread, c.post) for c in view.channels]
     if mixed and view.channels and view.channels[0].key == "table":
         panel.table = panel.lines if view.key == "table" and before is None else _table(game, user, name)
@@ -193,8 +211,8 @@ def _table(game: Game, user: Any, name: str) -> list[Line]:
 
 
 def chat_newer(game_id: int, seen: int) -> bool:
-    """Whether ``game_id`` has any message newer than id ``seen``, readable or not (one cheap query: the
-    poll computes the reader's real version only then)."""
+    """Whether ``game_id`` has any message newer than the one with key ``seen`` (a decoded cursor),
+    readable or not (one cheap query: the poll computes the reader's real version only then)."""
     return ChatMessage.objects.filter(game_id=game_id, id__gt=seen).exists()
 
 
