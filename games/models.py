@@ -250,9 +250,11 @@ class Notification(models.Model):
         ACCOUNT = "account", _("Account email")
 
     class Status(models.TextChoices):
-        """Where an outbox row is: due, sent, or held for the daily digest."""
+        """Where an outbox row is: due, being sent, sent, or held for the daily digest."""
 
         PENDING = "pending", _("waiting to be sent")
+        #: Claimed and stored with its message before the SMTP call (issue 28, games.notify.send).
+        SENDING = "sending", _("being sent")
         SENT = "sent", _("sent")
         DIGEST = "digest", _("waiting for the daily digest")
         SKIPPED = "skipped", _("not sent")
@@ -274,6 +276,11 @@ class Notification(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0)
     digest = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="items")
     link_used_at = models.DateTimeField(null=True, blank=True)
+    #: The ``Message-ID`` the email was (or is being) sent with: a copy sent again keeps it (issue 28).
+    message_id = models.CharField(max_length=200, blank=True)
+    #: When a sender claimed the row (status ``sending``); after ``OUTBOX_SENDING_LEASE`` seconds another
+    #: flush takes it over.
+    claimed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=("status", "send_after"), name="notification_due")]

@@ -182,6 +182,13 @@ EMAIL_PORT = env_int("EMAIL_PORT", 25)
 EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
 EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+#: Seconds an SMTP connection waits for the server before giving up (Django's EMAIL_TIMEOUT; none by
+#: default, so a hung server would hold a worker for ever).
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 30)
+#: Seconds an outbox row may stay "being sent" before another flush sends its stored copy again, with the
+#: same Message-ID: its sender was killed between the SMTP call and the mark (games.notify.send; issue 28).
+#: Longer than any SMTP exchange under EMAIL_TIMEOUT.
+OUTBOX_SENDING_LEASE = env_int("OUTBOX_SENDING_LEASE", 300)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Medieval Mastery <noreply@localhost>")
 
 SESSION_COOKIE_SECURE = PRODUCTION

@@ -442,7 +442,7 @@ def build_email(
         html = render_to_string("email/notification.html", context)
     domain = urlsplit(settings.SITE_URL).hostname or "localhost"
     headers = {
-        "Message-ID": message_id(n.dedupe_key),
+        "Message-ID": n.message_id or message_id(n.dedupe_key),  # a resent copy keeps its own (issue 28)
         "List-Unsubscribe": f"<{context['unsubscribe_url']}>",
         "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
         "Auto-Submitted": "auto-generated",

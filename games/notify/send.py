@@ -1,22 +1,29 @@
-"""Sending the outbox (architecture §3 ``games/notify/``): quiet hours and away periods, one pending row at a
-time under ``SELECT … FOR UPDATE SKIP LOCKED``, sent and marked sent in the same transaction, and the daily
-digests.
+"""Sending the outbox (architecture §3 ``games/notify/``): quiet hours and away periods, one due row at a
+time under ``SELECT … FOR UPDATE SKIP LOCKED``, and the daily digests.
 
-If the process dies after the SMTP server accepted a message but before that commit, the row is still
-pending and is sent again: the only duplicate possible, which mail clients drop because the ``Message-ID``
-is the same (docs/operations.md "Email delivery")."""
+Each email is sent in three steps (issue 28): the row is *claimed* (built, stored in the row with its
+``Message-ID``, status ``sending``) in a committed transaction of its own; the message goes to the SMTP
+server; the row is marked ``sent``, retried on a fresh database connection if the connection died. So
+losing a database connection never sends a mail twice. Only a sending process killed between the SMTP
+call and the mark leaves a row ``sending``; after :data:`settings.OUTBOX_SENDING_LEASE` seconds another
+flush sends its stored copy once more, with the same ``Message-ID``, so mail clients fold the two
+(docs/operations.md "Email delivery")."""
 
 from __future__ import annotations
 
 import logging
 import smtplib
 import socket
+import time as clock
 from datetime import datetime, time, timedelta
+from typing import Any
 
 from django.conf import settings
-from django.core.mail import get_connection
+from django.core.mail import EmailMessage, get_connection
 from django.core.mail.backends.base import BaseEmailBackend
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, transaction
+from django.db import connection as db_connection
+from django.db.models import Q
 from django.utils import timezone, translation
 
 from accounts.models import User
@@ -101,31 +108,56 @@ def _open_prompt(n: Notification) -> Prompt | None:
     return Prompt.objects.filter(game_id=n.game_id, seat=n.seat, key=n.prompt_key).first()
 
 
-def _deliver(n: Notification, now: datetime, connection: BaseEmailBackend) -> bool:
-    """Send one locked pending row, or move it on (skip, digest, postpone). Returns whether mail went out."""
+def _claim(n: Notification, message: EmailMessage) -> EmailMessage:
+    """Mark locked row ``n`` as being sent, storing ``message`` and its ``Message-ID`` in it (in the
+    caller's transaction, committed before the SMTP call). Returns ``message``."""
+    stored = n.data if n.kind == Notification.Kind.ACCOUNT else account_mail.message_data(message, n.kind)
+    if n.kind != Notification.Kind.ACCOUNT:
+        n.data = {**n.data, "mail": stored}
+    n.message_id = str(stored["message_id"])
+    n.status = Notification.Status.SENDING
+    n.claimed_at = timezone.now()
+    n.save(update_fields=["data", "message_id", "status", "claimed_at"])
+    return message
+
+
+def _stored(n: Notification) -> EmailMessage | None:
+    """The message a row claimed earlier stored (``None`` if it holds none)."""
+    data = n.data if n.kind == Notification.Kind.ACCOUNT else n.data.get("mail")
+    try:
+        return account_mail.message_from(data) if isinstance(data, dict) else None
+    except KeyError:
+        return None
+
+
+def _prepare(n: Notification, now: datetime) -> EmailMessage | None:
+    """Claim one locked due row and return the message to send, or move the row on (skip, digest,
+    postpone) and return ``None``. A row left ``sending`` by a killed sender returns its stored copy."""
+    if n.status == Notification.Status.SENDING:
+        message = _stored(n)
+        if message is not None:
+            log.warning("notification %s was left being sent; sending it again as %s", n.pk, n.message_id)
+            n.claimed_at = timezone.now()  # this flush holds it now
+            n.save(update_fields=["claimed_at"])
+            return message
     if n.kind == Notification.Kind.ACCOUNT:
         # allauth's transactional email (issue 28): sent as rendered, to its own To address, whatever the
         # user's preferences, quiet hours or away period; its bodies (one-time links) are not kept
-        connection.send_messages([account_mail.message_from(n.data)])
-        n.data = account_mail.sent_data(n.data)
-        n.status = Notification.Status.SENT
-        n.sent_at = timezone.now()
-        n.save(update_fields=["status", "sent_at", "data"])
-        return True
+        return _claim(n, account_mail.message_from(n.data))
     user = n.recipient
     if not user.is_active or not user.email:
         _skip(n, "no address")
-        return False
+        return None
     if n.kind == Notification.Kind.DIGEST:  # a digest is sent by digests_send; one left pending is empty
         _skip(n, "empty digest")
-        return False
+        return None
     mode = user.notify_mode(n.kind)
     if mode == "off":
         _skip(n, "off")
-        return False
+        return None
     if n.kind in CHAT_KINDS and chat_message_for(n, user) is None:
         _skip(n, "hidden")  # hidden by staff, or its author muted since it was queued
-        return False
+        return None
     prompt = None
     if n.kind == Notification.Kind.REPLY and n.prompt_key:
         prompt = _open_prompt(n)  # the next decision the result email asks for, if still open
@@ -133,36 +165,95 @@ def _deliver(n: Notification, now: datetime, connection: BaseEmailBackend) -> bo
         prompt = _open_prompt(n)
         if prompt is None:
             _skip(n, "decided")  # the decision was made (or timed out) before the mail went out
-            return False
+            return None
     if mode == "digest":
         n.status = Notification.Status.DIGEST
         n.save(update_fields=["status"])
-        return False
+        return None
     # quiet hours and away periods hold mail back, except the answer to the player's own emailed moves:
     # they have just written, so they are not asleep (issue 18)
     later = None if n.kind == Notification.Kind.REPLY else delay_until(user, now)
     if later is not None and not (prompt is not None and prompt.deadline_at <= later):
         n.send_after = later  # quiet hours or away: non-urgent mail waits
         n.save(update_fields=["send_after"])
-        return False
-    connection.send_messages([build_email(n, user, now, prompt)])
-    n.status = Notification.Status.SENT
-    n.sent_at = timezone.now()
-    n.save(update_fields=["status", "sent_at", "data"])  # data: the numbered moves the email showed
-    return True
+        return None
+    return _claim(n, build_email(n, user, now, prompt))  # data: the numbered moves the email showed
+
+
+#: Tries to mark a sent row ``sent``, each on a fresh database connection after the first.
+MARK_TRIES = 5
+
+
+def _sent_data(n: Notification) -> dict[str, Any]:
+    """What a sent row keeps of its data: not the stored message (an account email keeps its summary)."""
+    if n.kind == Notification.Kind.ACCOUNT:
+        return account_mail.sent_data(n.data)
+    return {k: v for k, v in n.data.items() if k != "mail"}
+
+
+def _mark_sent(n: Notification, *rows: int) -> bool:
+    """Mark claimed row ``n`` (and the digest items ``rows``) sent after the SMTP server took the message.
+
+    A database connection lost meanwhile (a failover, a restart) is replaced and the mark tried again, up
+    to :data:`MARK_TRIES` times one second apart: a lost transaction must not send the email twice.
+    Returns whether the mark was written; if not, the row stays ``sending`` and is sent once more after
+    the lease."""
+    for attempt in range(MARK_TRIES):
+        try:
+            sent_at = timezone.now()
+            with transaction.atomic():
+                Notification.objects.filter(pk=n.pk, status=Notification.Status.SENDING).update(
+                    status=Notification.Status.SENT, sent_at=sent_at, data=_sent_data(n)
+                )
+                if rows:
+                    Notification.objects.filter(pk__in=rows).update(sent_at=sent_at)
+            return True
+        except (OperationalError, InterfaceError) as error:
+            log.warning("could not mark notification %s sent (try %s): %r", n.pk, attempt + 1, error)
+            if db_connection.in_atomic_block:
+                break  # inside a caller's transaction a new connection cannot help
+            db_connection.close()  # the next query opens a fresh connection
+            clock.sleep(1.0)
+    log.error("notification %s stays 'sending': it will be sent again as %s", n.pk, n.message_id)
+    return False
+
+
+def _release(n: Notification) -> None:
+    """Give back claimed row ``n`` after the mail server failed (not the row's fault): a notification is
+    due again (built anew, with the same ``Message-ID``); a digest, whose items are already taken, stays
+    ``sending`` with its stored copy and is due to the next flush at once."""
+    rows = Notification.objects.filter(pk=n.pk)
+    if n.kind == Notification.Kind.DIGEST:
+        rows.update(claimed_at=timezone.now() - timedelta(seconds=settings.OUTBOX_SENDING_LEASE))
+    else:
+        rows.update(status=Notification.Status.PENDING)
+
+
+def _due(now: datetime) -> Q:
+    """Rows to send: pending and due, or left ``sending`` longer than the lease (their sender died)."""
+    lease = timedelta(seconds=settings.OUTBOX_SENDING_LEASE)
+    return Q(status=Notification.Status.PENDING, send_after__lte=now) | Q(
+        status=Notification.Status.SENDING, claimed_at__lte=now - lease
+    )
 
 
 def outbox_flush(
     *, game_id: int | None = None, kind: str | None = None, now: datetime | None = None, limit: int = 500
 ) -> int:
-    """Send every due pending notification (of one game or one kind, or all), one row per transaction, each
-    row locked with ``SKIP LOCKED`` so concurrent workers never send the same row. Running it twice sends
-    nothing the second time.
+    """Send every due notification (of one game or one kind, or all), one row at a time: each is claimed
+    under ``SKIP LOCKED`` in a committed transaction of its own, so concurrent workers never send the same
+    row, then sent, then marked sent (the module's docstring). Running it twice sends nothing the second
+    time.
 
     A row that fails to be built or sent is postponed, then skipped (:func:`_failed`), and the flush goes
     on with the next; if the mail server itself fails (:data:`TRANSPORT_ERRORS`) the flush stops and
     leaves the rows for the next sweep.
 
+    Args:
+        game_id: only this game's rows. kind: only rows of this kind.
+        now: the time due rows are compared with (default: now); a row ``sending`` longer than
+            ``OUTBOX_SENDING_LEASE`` seconds before it is sent again.
+        limit: most rows handled in one call.
     Returns:
         How many emails were sent.
     """
@@ -173,7 +264,7 @@ def outbox_flush(
         for _ in range(limit):
             with transaction.atomic():
                 rows = Notification.objects.select_for_update(skip_locked=True, of=("self",)).filter(
-                    status=Notification.Status.PENDING, send_after__lte=now
+                    _due(now)
                 )
                 if game_id is not None:
                     rows = rows.filter(game_id=game_id)
@@ -184,12 +275,23 @@ def outbox_flush(
                     break
                 try:
                     with transaction.atomic():  # a savepoint: the row's own writes go if it fails
-                        sent += _deliver(n, now, connection)
-                except TRANSPORT_ERRORS as error:
-                    log.warning("the mail server failed; the outbox waits for the next sweep: %r", error)
-                    break
+                        message = _prepare(n, now)
                 except Exception as error:  # one row's problem must not stop everyone's mail
                     _failed(n, now, error)
+                    continue
+            if message is None:
+                continue
+            try:
+                connection.send_messages([message])
+            except TRANSPORT_ERRORS as error:
+                log.warning("the mail server failed; the outbox waits for the next sweep: %r", error)
+                _release(n)
+                break
+            except Exception as error:
+                _failed(n, now, error)
+                continue
+            _mark_sent(n)
+            sent += 1
     finally:
         connection.close()
     return sent
@@ -228,7 +330,12 @@ def digests_send(*, now: datetime | None = None) -> int:
 
 def _digest_send(user: User, now: datetime, connection: BaseEmailBackend) -> bool:
     """Send ``user``'s digest of today (their local day) if it is due and not yet sent; returns whether it
-    went out."""
+    went out. Claimed, sent and marked like a notification (the module's docstring): the digest row is
+    stored ``sending`` with its items before the SMTP call.
+
+    Raises:
+        TRANSPORT_ERRORS: the mail server failed (the digest stays claimed and is sent by the next flush).
+    """
     local = now.astimezone(user_zone(user))
     if local.time() < time(settings.DIGEST_HOUR):
         return False
@@ -253,12 +360,16 @@ def _digest_send(user: User, now: datetime, connection: BaseEmailBackend) -> boo
             send_after=now,
             data={"items": len(keep)},
         )
-        connection.send_messages([build_email(digest, user, now, None, items=contents)])
-        items.update(status=Notification.Status.SENT, sent_at=now, digest=digest)
-        digest.status = Notification.Status.SENT
-        digest.sent_at = now
-        digest.save(update_fields=["status", "sent_at"])
-        return True
+        message = _claim(digest, build_email(digest, user, now, None, items=contents))
+        item_pks = [item.pk for item, _prompt in keep]
+        items.update(status=Notification.Status.SENT, digest=digest)
+    try:
+        connection.send_messages([message])
+    except TRANSPORT_ERRORS:
+        _release(digest)
+        raise
+    _mark_sent(digest, *item_pks)
+    return True
 
 
 def _digest_contents(

@@ -261,6 +261,14 @@ class Worker:
                 return b" ready." in f.read()
 
         wait_until(ready, timeout, "the Celery worker to be ready", interval=0.05)
+
+        def caught_up() -> bool:  # the catch-up run of the periodic tasks (mastery.worker.CatchUp) is over
+            with self.log_path.open("rb") as f:
+                f.seek(offset)
+                text = f.read().decode(errors="replace")
+            return all(re.search(rf"Task {re.escape(name)}\[[^]]+\] succeeded", text) for name in PERIODIC)
+
+        wait_until(caught_up, timeout, "the worker's catch-up sweeps", interval=0.05)
         return self
 
     def running(self) -> bool:
@@ -289,6 +297,9 @@ class Worker:
             self._log.close()
             self._log = None
 
+
+#: The periodic tasks a worker runs once when it connects (``CELERY_BEAT_SCHEDULE``; mastery.worker).
+PERIODIC = ("games.tasks.deadline_sweep", "games.tasks.outbox_sweep")
 
 _SUCCEEDED = r"Task [\w.]+\[{id}\] succeeded in [0-9.e-]+s: (?P<value>.*)"
 _FAILED = r"Task [\w.]+\[{id}\] (?:raised unexpected|retry|INTERNAL ERROR)"
@@ -351,9 +362,10 @@ class EmailStack:
         self.beats.append(beat)
         return beat.start()
 
-    def start_worker(self, *, pool: str = "solo", concurrency: int = 1) -> Worker:
-        """Start one more worker on this stack's queue (and wait until it is ready)."""
-        worker = Worker(self.env, self.log_path, self.queue, pool=pool, concurrency=concurrency)
+    def start_worker(self, *, pool: str = "solo", concurrency: int = 1, **env: str) -> Worker:
+        """Start one more worker on this stack's queue, with extra environment (e.g. a short
+        ``OUTBOX_SENDING_LEASE``), and wait until it is ready."""
+        worker = Worker({**self.env, **env}, self.log_path, self.queue, pool=pool, concurrency=concurrency)
         self.workers.append(worker)
         return worker.start()
 

@@ -3,7 +3,6 @@ schemathesis, generating requests from it against a running test server, never g
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +72,6 @@ def test_schemathesis_finds_no_server_error(live_server: Any) -> None:
     config = schemathesis.config.SchemathesisConfig.from_path(Path(__file__).with_name("schemathesis.toml"))
     schema = schemathesis.openapi.from_url(f"{live_server.url}/api/openapi.json", config=config)
     headers = {"Authorization": f"Bearer {token}"}
-    started = time.monotonic()
     tested: set[tuple[str, str]] = set()
     for result in schema.get_all_operations():
         if isinstance(result, Err):
@@ -94,7 +92,6 @@ def test_schemathesis_finds_no_server_error(live_server: Any) -> None:
                 _run(strategy, live_server.url)
     assert tested == OPERATIONS
     assert Game.objects.get(pk=game.pk).status in (Game.Status.ACTIVE, Game.Status.FINISHED)
-    assert time.monotonic() - started < 120
 
 
 def _run(strategy: Any, base_url: str) -> None:
