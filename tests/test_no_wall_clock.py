@@ -24,9 +24,13 @@ def _reads_clock(node: ast.AST) -> bool:
     for sub in ast.walk(node):
         if isinstance(sub, ast.Call):
             func = sub.func
-            if isinstance(func, ast.Attribute) and func.attr in CLOCKS:
-                if isinstance(func.value, ast.Name) and func.value.id == "time":
-                    return True
+            if (
+                isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name)
+                and func.value.id == "time"
+                and func.attr in CLOCKS
+            ):
+                return True
             if isinstance(func, ast.Name) and func.id in CLOCKS - {"time"}:
                 return True
     return False

@@ -63,7 +63,7 @@ def test_a_closed_broker_connection_is_a_connection_error_not_an_attribute_error
     AttributeError made the worker exit with "Unrecoverable error")."""
     closed = SimpleNamespace(connection=SimpleNamespace(client=None))
     with pytest.raises(redis.exceptions.ConnectionError):
-        Channel._connparams(closed)
+        Channel._connparams(closed)  # type: ignore[arg-type]  # only .connection.client is read
     assert redis.exceptions.ConnectionError in Transport.connection_errors  # what kombu and Celery handle
     assert app.conf.worker_consumer == "mastery.worker:Consumer"
     assert app.conf.broker_connection_max_retries is None
@@ -87,14 +87,15 @@ class _App:
 def test_a_worker_that_connects_queues_every_periodic_task_once(caplog: pytest.LogCaptureFixture) -> None:
     """The catch-up step queues each task of the beat schedule once per (re)connection; a publish that
     fails is logged and the others still go (beat and the next reconnection try again)."""
-    expected = sorted(entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values())
+    expected = sorted(str(entry["task"]) for entry in settings.CELERY_BEAT_SCHEDULE.values())
     assert expected == ["games.tasks.deadline_sweep", "games.tasks.outbox_sweep"]
-    consumer = SimpleNamespace(app=_App())
+    app_ = _App()
+    consumer = SimpleNamespace(app=app_)
     step = CatchUp.__new__(CatchUp)  # a bootstep's constructor wants the consumer's blueprint
     step.start(consumer)
-    assert sorted(consumer.app.sent) == expected
+    assert sorted(app_.sent) == expected
     step.start(consumer)
-    assert sorted(consumer.app.sent) == sorted(expected * 2)
+    assert sorted(app_.sent) == sorted(expected * 2)
 
     refusing = SimpleNamespace(app=_App(refuse=("games.tasks.deadline_sweep",)))
     with caplog.at_level(logging.WARNING, logger="mastery.worker"):
