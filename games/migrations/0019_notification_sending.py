@@ -4,25 +4,34 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0018_notification_account_mail'),
+        ("games", "0018_notification_account_mail"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='notification',
-            name='claimed_at',
+            model_name="notification",
+            name="claimed_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='notification',
-            name='message_id',
+            model_name="notification",
+            name="message_id",
             field=models.CharField(blank=True, max_length=200),
         ),
         migrations.AlterField(
-            model_name='notification',
-            name='status',
-            field=models.CharField(choices=[('pending', 'waiting to be sent'), ('sending', 'being sent'), ('sent', 'sent'), ('digest', 'waiting for the daily digest'), ('skipped', 'not sent')], default='pending', max_length=8),
+            model_name="notification",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("pending", "waiting to be sent"),
+                    ("sending", "being sent"),
+                    ("sent", "sent"),
+                    ("digest", "waiting for the daily digest"),
+                    ("skipped", "not sent"),
+                ],
+                default="pending",
+                max_length=8,
+            ),
         ),
     ]
