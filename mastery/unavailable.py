@@ -18,9 +18,10 @@ not, and the client's ``expected_seq`` makes the client's own retry safe (an act
 refused as stale).
 
 Wiring: :class:`DatabaseUnavailableMiddleware` near the top of ``settings.MIDDLEWARE`` (its
-``process_exception`` answers a view's error, its ``__call__`` retries a read), and :func:`server_error` as
-``handler500`` in ``mastery.urls``: an error raised inside another middleware never reaches
-``process_exception``, only Django's 500 handler, which runs inside the ``except`` block (``sys.exc_info``).
+``process_exception`` answers a view's error, its ``process_response`` retries a read), and
+:func:`server_error` as ``handler500`` in ``mastery.urls``: an error raised inside another middleware never
+reaches ``process_exception``, only Django's 500 handler, which runs inside the ``except`` block
+(``sys.exc_info``).
 With ``DEBUG`` on, Django shows its debug page for those instead of calling the handler.
 
 Sources: Django docs "Middleware" (``process_exception``, "Exception handling"), "Customizing error views"
@@ -31,8 +32,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connections
@@ -40,6 +40,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonRespons
 from django.middleware.csrf import CsrfViewMiddleware, get_token
 from django.template.loader import render_to_string
 from django.urls import Resolver404, resolve
+from django.utils.deprecation import MiddlewareMixin
 from django.utils.translation import gettext as _
 from django.views import defaults
 
@@ -219,28 +220,28 @@ def server_error(request: HttpRequest) -> HttpResponse:
     return defaults.server_error(request)
 
 
-class DatabaseUnavailableMiddleware:
+class DatabaseUnavailableMiddleware(MiddlewareMixin):
     """Answers a lost database connection with 503 and runs a read once more on a fresh connection.
 
     Place it above every middleware that may query the database (the session, the user): what it runs again
     is everything below it. ``process_exception`` answers an error raised by a view; :func:`server_error`
     (``handler500``) one raised by another middleware; ``games.api`` one raised inside an API endpoint. All
-    three mark the request, and ``__call__`` then runs a GET or HEAD a second time after closing the broken
-    connections. A second loss is answered 503.
+    three mark the request, and ``process_response`` then runs a GET or HEAD a second time after closing the
+    broken connections. A second loss is answered 503.
+
+    Written with Django's ``MiddlewareMixin`` hooks rather than a ``__call__`` of its own, so that no frame of
+    this module stays on the stack while the view runs (tests/web/test_submit_path.py counts them).
     """
 
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponseBase:
-        """Answer ``request``; a read that lost its connection is answered by its second run."""
-        response = self.get_response(request)
+    def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
+        """``response``, or for a read that lost its connection, the answer of its second run."""
         retry = request.method in READS and not getattr(request, _RETRIED, False)
         if retry and getattr(request, _LOST, False):
             close_broken_connections()
             setattr(request, _LOST, False)
             setattr(request, _RETRIED, True)
-            response = self.get_response(request)
+            # the site runs under WSGI (gunicorn): the synchronous chain returns a response, not an awaitable
+            response = cast(HttpResponseBase, self.get_response(request))
         return response
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
