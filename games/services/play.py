@@ -126,9 +126,9 @@ def bots_run(
         chosen: tuple[int, engine.Action, str] | None = None
         for prompt in engine.pending(state):
             if prompt.auto:
-                # Nothing to decide: the server passes, at once or after the masking delay (the sweep),
-                # for bots and people alike, so a bot's pace tells nothing about its hand (issue 14).
-                if prompt.after == 0:
+                # Nothing to decide: the server passes, after the masking delay (the sweep) only where a
+                # person could read the timing (issue 14, issue 29: masking_watched).
+                if prompt.after == 0 or not masking_watched(prompt.seat, bot_seats, seats):
                     chosen = (prompt.seat, prompt.timeout_action, ActionRecord.Source.SERVER)
                     break
                 continue
@@ -161,6 +161,28 @@ def bots_run(
         if snapshot_due(seq):
             snapshots.append((seq, state))
     return Applied(state, records, snapshots)
+
+
+def masking_watched(seat: int, bot_seats: Mapping[int, str], seats: list[Seat] | None) -> bool:
+    """Whether the server's pass for ``seat`` (which holds no Fracture) must wait out the table's masking
+    delay (``fracture_mask``; issue 14) instead of being made at once (issue 29).
+
+    The delay hides from people whether a seat holds Fracture. A bot seat (a bot, or a stand-in for an
+    absent player) answers at once whether or not it holds Fracture, so its timing tells nothing: it never
+    waits. A person's seat waits only while another person sits at the table to read its timing; with no
+    other person there, nobody waits for a delay that hides nothing.
+
+    Args:
+        seat: the seat the server passes for. bot_seats: seat -> level of the seats bots play
+            (:func:`stand_ins`). seats: the table's seats, or ``None`` when unknown (then it waits).
+    Returns:
+        ``True`` if the pass waits for the masking delay.
+    """
+    if seat in bot_seats:
+        return False
+    if seats is None:
+        return True
+    return any(s.number != seat and s.user_id is not None and not s.is_bot for s in seats)
 
 
 def _standing_orders(game: Game, seats: list[Seat]) -> dict[int, list[tuple[bool, str, str]]]:
