@@ -3,8 +3,9 @@ the outage lasts, and every time it (re)connects it runs each periodic task once
 pending mail are caught up without waiting for a beat tick (beat drops the ticks it cannot publish).
 
 Both are plugged in through Celery's documented extension points (docs.celeryq.dev "Extensions and
-Bootsteps"): :class:`Consumer` is the worker's consumer class (setting ``worker_consumer``) and
-:class:`CatchUp` a consumer bootstep added in :mod:`mastery.celery`.
+Bootsteps"): :class:`Consumer` is the worker's consumer class (setting ``worker_consumer``, a path Celery
+imports in the worker only), and its blueprint adds the bootstep :class:`CatchUp`. Web processes never
+import this module.
 """
 
 from __future__ import annotations
@@ -31,6 +32,14 @@ class Consumer(CeleryConsumer):  # type: ignore[misc]  # celery ships no type hi
     passes none (celery/worker/consumer/consumer.py ``ensure_connected``); this class binds them to each
     new connection before Celery's own code runs.
     """
+
+    class Blueprint(CeleryConsumer.Blueprint):  # type: ignore[misc]
+        """Celery's consumer blueprint with :class:`CatchUp` among its steps."""
+
+        default_steps: ClassVar[list[str]] = [
+            *CeleryConsumer.Blueprint.default_steps,
+            "mastery.worker:CatchUp",
+        ]
 
     def ensure_connected(self, conn: Any) -> Any:
         """Connect ``conn`` (a ``kombu.Connection``) as Celery does, with shorter waits between tries.

@@ -18,7 +18,7 @@ from django.core.management import CommandError, call_command
 
 from mastery.broker import Channel, Transport
 from mastery.celery import app
-from mastery.worker import CatchUp
+from mastery.worker import CatchUp, Consumer
 
 COMPOSE = Path(__file__).resolve().parents[2] / "docker" / "compose.yaml"
 
@@ -67,7 +67,7 @@ def test_a_closed_broker_connection_is_a_connection_error_not_an_attribute_error
     assert redis.exceptions.ConnectionError in Transport.connection_errors  # what kombu and Celery handle
     assert app.conf.worker_consumer == "mastery.worker:Consumer"
     assert app.conf.broker_connection_max_retries is None
-    assert CatchUp in app.steps["consumer"]
+    assert "mastery.worker:CatchUp" in Consumer.Blueprint.default_steps
 
 
 class _App:
