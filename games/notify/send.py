@@ -348,7 +348,8 @@ def _digest_send(user: User, now: datetime, connection: BaseEmailBackend) -> boo
             return False
         with translation.override(user.language), timezone.override(user_zone(user)):
             contents = _digest_contents(keep, user, now)
-        items = Notification.objects.filter(pk__in=[item.pk for item, _prompt in keep])
+        item_pks = [item.pk for item, _prompt in keep]
+        items = Notification.objects.filter(pk__in=item_pks)
         if not contents:  # only chat messages hidden since: nothing to say, and nothing to keep for later
             items.update(status=Notification.Status.SKIPPED, skip_reason="hidden")
             return False
@@ -361,7 +362,6 @@ def _digest_send(user: User, now: datetime, connection: BaseEmailBackend) -> boo
             data={"items": len(keep)},
         )
         message = _claim(digest, build_email(digest, user, now, None, items=contents))
-        item_pks = [item.pk for item, _prompt in keep]
         items.update(status=Notification.Status.SENT, digest=digest)
     try:
         connection.send_messages([message])
