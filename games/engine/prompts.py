@@ -15,7 +15,13 @@ from dataclasses import dataclass
 from . import actions as A
 from .kinds import PromptKind
 from .rules.advance import advance_options
-from .rules.battle import conflict_options, fear_options, support_options
+from .rules.battle import (
+    conflict_options,
+    fear_changes_nothing,
+    fear_options,
+    single_conflict_card,
+    support_options,
+)
 from .rules.core import (
     check_seat,
     conflict_waiting,
@@ -45,9 +51,10 @@ class Prompt:
         key: stable id of this decision while it stays open, e.g. ``"12:response:3"``; every turn-level
             prompt of one turn shares ``"t<turn>:turn:<seat>"`` so the turn runs on one clock.
         detail: JSON-safe extra facts for forms and emails (e.g. window kind and targets).
-        auto: the seat has nothing to decide (a response window with no Fracture it could play): the server
-            answers ``timeout_action`` ("pass") for it after ``after`` seconds; it is never shown to the
-            seat as a decision nor emailed (issue 14). To everyone else it looks like any other prompt.
+        auto: the seat has nothing to decide: a response window with no Fracture it could play (issue 14),
+            a conflict choice among copies of one card, or a Fear / Vigour choice with equal knight counts
+            (issue 29). The server answers ``timeout_action`` for it after ``after`` seconds; it is never
+            shown to the seat as a decision nor emailed. To everyone else it looks like any other prompt.
         after: the masking delay of an ``auto`` prompt, seconds (``fracture_mask``; 0 = at once).
     """
 
@@ -142,7 +149,9 @@ def _choice_prompts(state: GameState) -> list[Prompt]:
     else:
         timeout = A.FearChoice(False)
     key = f"{ch.serial}:{ch.kind}:{ch.seat}"
-    return [Prompt(ch.seat, ch.kind, _deadline(state, ch.seat), timeout, key, {"source": ch.source})]
+    # a Fear / Vigour choice with equal knight counts changes nothing: the server answers it (issue 29)
+    auto = ch.kind == PromptKind.FEAR and fear_changes_nothing(state, ch.seat)
+    return [Prompt(ch.seat, ch.kind, _deadline(state, ch.seat), timeout, key, {"source": ch.source}, auto)]
 
 
 def _battle_prompts(state: GameState) -> list[Prompt]:
@@ -158,14 +167,27 @@ def _battle_prompts(state: GameState) -> list[Prompt]:
                 conflict_timeout(state, seat),
                 f"{b.serial}:conflict:{seat}",
                 {},
+                single_conflict_card(state, seat),
+                _conflict_mask(state, b.serial, side) if single_conflict_card(state, seat) else 0,
             )
-            for _side, seat in conflict_waiting(state)
+            for side, seat in conflict_waiting(state)
         ]
     if b.stage == "support":
         seat = b.support_order[b.support_turn]
         key = f"{b.serial}:support:{seat}:{b.support_passes}:{len(b.table)}"
         return [Prompt(seat, PromptKind.SUPPORT, _deadline(state, seat), A.PassSupport(), key, {})]
     return []
+
+
+def _conflict_mask(state: GameState, serial: int, side: int) -> int:
+    """The delay, in seconds, before the server places a seat's only conflict card (issue 29): the table's
+    masking delay (``fracture_mask``), so the rival cannot tell from the timing that it had one card to
+    choose; 0 at a table that chose speed over secrecy (``fracture_prompts = "holders"``). Bots' seats
+    and tables with one person skip the delay in the service layer (``masking_watched``)."""
+    if option(state, "fracture_prompts") == "holders":
+        return 0
+    low, high = option(state, "fracture_mask")
+    return mask_seconds(state, serial, 1 + side) if high > low else int(low)
 
 
 def pending(state: GameState) -> list[Prompt]:

@@ -29,17 +29,38 @@ from games.services.play import (
 from mastery.text import single_line
 
 
-def window_defaults(time_control: str) -> dict[str, Any]:
-    """The Fracture-window options a table gets unless its creator chose (issue 14): live tables go round
-    in turn as the rulebook does and mask a server "pass" for 10–60 seconds; daily, relaxed and custom
-    tables answer sealed, masked for 1–10 minutes.
+#: The masking delay of each time control, ``[low, high]`` seconds, drawn uniformly (issue 29, reasoning in
+#: docs/decisions.md): long enough to cover the quick answer of a Fracture holder who is there when the
+#: window opens, short enough that a table of people is not held up for nothing. It is only waited for when
+#: another person at the table could read the timing (``masking_watched``).
+MASKS: dict[str, list[int]] = {"live": [10, 60], "daily": [120, 900], "relaxed": [300, 1800]}
+
+
+def mask_for(time_control: str, response_seconds: int | None = None) -> list[int]:
+    """The masking delay ``[low, high]`` (seconds) of a time control (:data:`MASKS`); a custom one takes the
+    preset whose response time is nearest above its own (``response_seconds``): up to 1 hour live-ish, up
+    to 6 hours daily, longer relaxed."""
+    if time_control in MASKS:
+        return list(MASKS[time_control])
+    if response_seconds is not None and response_seconds <= 3600:
+        return list(MASKS["live"])
+    if response_seconds is not None and response_seconds <= 6 * 3600:
+        return list(MASKS["daily"])
+    return list(MASKS["relaxed"])
+
+
+def window_defaults(time_control: str, response_seconds: int | None = None) -> dict[str, Any]:
+    """The Fracture-window options a table gets unless its creator chose (issue 14, issue 29): live tables
+    go round in turn as the rulebook does; daily, relaxed and custom tables answer sealed; the masking
+    delay of a server "pass" follows the clock (:func:`mask_for`).
 
     Returns:
         ``{"fracture_windows": "in_turn" | "sealed", "fracture_mask": [low, high]}`` (seconds).
     """
+    mask = mask_for(time_control, response_seconds)
     if time_control == "live":
-        return {"fracture_windows": "in_turn", "fracture_mask": [10, 60]}
-    return {"fracture_windows": "sealed", "fracture_mask": [60, 600]}
+        return {"fracture_windows": "in_turn", "fracture_mask": mask}
+    return {"fracture_windows": "sealed", "fracture_mask": mask}
 
 
 def game_create(
@@ -70,7 +91,7 @@ def game_create(
     Raises:
         BadPayload: options, player count, content or time control the rules do not allow.
     """
-    options = {**window_defaults(time_control), **(options or {})}
+    options = {**window_defaults(time_control, response_seconds), **(options or {})}
     try:
         engine.normalize_setup({"players": players, "seed": 0, "options": options, "content": content})
     except engine.ContentError as exc:
@@ -209,7 +230,7 @@ def invitation_address(*, game_id: int, user: User, who: str) -> tuple[Game, str
     tells) or a player's display name (their address; display names are public).
 
     Returns:
-        ``(game, address)``.
+        ``(game, address)``; ``game.invited`` lists the invitation (issue 29).
 
     Raises:
         NotFound (no such game, or a private table the user has no seat at), Forbidden (not the creator of
@@ -234,6 +255,7 @@ def invitation_address(*, game_id: int, user: User, who: str) -> tuple[Game, str
             address = who
             if NUL in address or not _EMAIL.fullmatch(address):
                 raise BadPayload("that is not an email address")
+            invited: dict[str, Any] = {"address": address}
         else:
             # a NUL is in no name, and the database refuses it even in a lookup
             users = User.objects.filter(display_name__iexact=who, is_active=True).exclude(pk=user.pk)
@@ -243,8 +265,11 @@ def invitation_address(*, game_id: int, user: User, who: str) -> tuple[Game, str
             if len(found) > 1:  # names are unique since session 9; older twins are not guessed between
                 raise BadPayload("several players have that name: invite them by email address")
             address = found[0].email
+            invited = {"user": found[0].pk, "name": found[0].name}
         game.invitations_sent += 1
-        game.save(update_fields=["invitations_sent"])
+        # the lobby's seat list shows who is invited (issue 29); inviting someone again lists them once
+        game.invited = [entry for entry in game.invited if entry != invited] + [invited]
+        game.save(update_fields=["invitations_sent", "invited"])
     return game, address
 
 

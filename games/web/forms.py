@@ -18,6 +18,7 @@ from games.actions_ui import FormShape, action_kind
 from games.components import OPTION_TEXTS
 from games.messages import content_message
 from games.models import TIME_CONTROLS, StandingOrder
+from games.services.lobby import MASKS
 
 #: The labels of :data:`games.models.TIME_CONTROLS`, marked here for ``makemessages`` (the model module
 #: keeps them as plain strings; ``tests/web/test_i18n.py`` checks that every label is in this list).
@@ -26,6 +27,23 @@ TIME_CONTROL_LABELS = (
     gettext_noop("Daily: 24 hours per turn, 4-hour responses"),
     gettext_noop("Relaxed: 72 hours per turn, 12-hour responses"),
 )
+
+def _span(low: int, high: int) -> str:
+    """A masking range in words: "10–60 seconds", "2–15 minutes"."""
+    if high < 120:
+        return _("%(low)s–%(high)s seconds") % {"low": low, "high": high}
+    return _("%(low)s–%(high)s minutes") % {"low": low // 60, "high": high // 60}
+
+
+def mask_sentence() -> str:
+    """The one sentence of the new-game form on the masking delay of each clock (issue 29,
+    :data:`games.services.lobby.MASKS`)."""
+    return _(
+        "Secret windows: when another person sits at the table, the server passes for a player without "
+        "Fracture after a random %(live)s (Live-ish), %(daily)s (Daily) or %(relaxed)s (Relaxed), so "
+        "nobody learns who holds it; bots' seats, and a person playing alone against bots, never wait."
+    ) % {key: _span(*MASKS[key]) for key in ("live", "daily", "relaxed")}
+
 
 TIME_CONTROL_CHOICES = [(key, gettext_lazy(label)) for key, (label, _t, _r) in TIME_CONTROLS.items()] + [
     ("custom", gettext_lazy("Custom: choose the hours below"))
@@ -138,6 +156,12 @@ class GameCreateForm(forms.Form):
     chat_spectators = forms.BooleanField(
         label=gettext_lazy("Spectators may read the table chat during the game"), required=False
     )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """The form, with the masking delays of the clocks under the Fracture prompts (:func:`mask_sentence`,
+        in the reader's language)."""
+        super().__init__(*args, **kwargs)
+        self.fields["fracture_prompts"].help_text = mask_sentence()
 
     def clean(self) -> dict[str, Any]:
         """Check the custom hours and let the engine validate the rule combination (R105, Q28)."""

@@ -102,7 +102,7 @@ def test_create_creator_takes_seat_zero() -> None:
     assert game.created_by == user
     assert game.players == 4
     # the creator's choice, and the Fracture-window defaults of a daily table (issue 14)
-    assert game.options == {"mayhem": True, "fracture_windows": "sealed", "fracture_mask": [60, 600]}
+    assert game.options == {"mayhem": True, "fracture_windows": "sealed", "fracture_mask": [120, 900]}
     assert game.state is None and game.seq == 0 and game.setup is None
     assert list(game.seats.values_list("number", "user_id", "is_bot")) == [(0, user.pk, False)]
     assert not ActionRecord.objects.exists() and not Prompt.objects.exists()
@@ -124,18 +124,33 @@ def test_create_accepts_option_combinations_the_engine_allows(players: int, opti
 
 
 @pytest.mark.parametrize(
-    ("time_control", "windows", "mask"), [("live", "in_turn", [10, 60]), ("daily", "sealed", [60, 600])]
+    ("time_control", "windows", "mask", "response"),
+    [
+        ("live", "in_turn", [10, 60], None),
+        ("daily", "sealed", [120, 900], None),
+        ("relaxed", "sealed", [300, 1800], None),
+        ("custom", "sealed", [10, 60], 1800),
+        ("custom", "sealed", [120, 900], 4 * 3600),
+        ("custom", "sealed", [300, 1800], 24 * 3600),
+    ],
 )
 def test_fracture_window_defaults_follow_the_time_control(
-    time_control: str, windows: str, mask: list[int]
+    time_control: str, windows: str, mask: list[int], response: int | None
 ) -> None:
-    """Issue 14: live tables answer Fracture windows in turn (the rulebook's lap), daily and relaxed ones
-    sealed; the masking delay of a server "pass" fits the pace. A creator's own choice wins."""
+    """Issue 14, issue 29: live tables answer Fracture windows in turn (the rulebook's lap), daily, relaxed
+    and custom ones sealed; the masking delay of a server "pass" fits the pace of the clock (a custom one
+    takes the preset nearest above its response time). A creator's own choice wins."""
     user = create_user()
-    game = services.game_create(user=user, title="t", players=3, time_control=time_control)
+    seconds = {"turn_seconds": 86_400, "response_seconds": response} if response else {}
+    game = services.game_create(user=user, title="t", players=3, time_control=time_control, **seconds)
     assert (game.options["fracture_windows"], game.options["fracture_mask"]) == (windows, mask)
     chosen = services.game_create(
-        user=user, title="t", players=3, time_control=time_control, options={"fracture_windows": "sealed"}
+        user=user,
+        title="t",
+        players=3,
+        time_control=time_control,
+        options={"fracture_windows": "sealed"},
+        **seconds,
     )
     assert chosen.options["fracture_windows"] == "sealed"
 

@@ -56,8 +56,9 @@ def _scores(state: GameState, b: Battle) -> list[int]:
     return [combat_score(state, b, 0), combat_score(state, b, 1)]
 
 
-def _rival_real(state: GameState, b: Battle, side: int) -> int:
-    """Real knight count of the *other* side, for Fear/Vigour (R67, Q3); a castle defender counts 8."""
+def rival_knights(state: GameState, b: Battle, side: int) -> int:
+    """Real knight count of the *other* side, in knights, for Fear/Vigour (R67, Q3); a castle defender
+    counts 8 (R113)."""
     if side == 1:
         return b.att_knights
     if b.castle:
@@ -613,10 +614,31 @@ def h_fear(tx: Tx, actor: int, action: A.Action) -> None:
     b = tx.b()
     side = b.side(actor)
     if action.use:
-        b.substitute[side] = _rival_real(tx.s, b, side)
+        b.substitute[side] = rival_knights(tx.s, b, side)
     tx.emit(EventType.FEAR_CHOICE, seat=actor, ability=ch.source, used=action.use, knights=b.substitute[side])
 
 
 def fear_options(state: GameState, seat: int) -> list[A.Action]:
     """Answers to a Fear / Vigour choice: do not use, or use (R67)."""
     return [A.FearChoice(False), A.FearChoice(True)]
+
+
+def fear_changes_nothing(state: GameState, seat: int) -> bool:
+    """Whether ``seat``'s pending Fear / Vigour choice (R67, Q3) leads to the same combat score either way:
+    the rival's real knight count equals the owner's knight part now (issue 29: such a prompt is answered
+    by the server, "do not use"). ``False`` when no such choice is pending."""
+    ch = state.choice
+    b = state.battle
+    if ch is None or b is None or ch.kind != PromptKind.FEAR or ch.seat != seat:
+        return False
+    side = b.side(seat)
+    return rival_knights(state, b, side) == knight_part(state, b, side)
+
+
+def single_conflict_card(state: GameState, seat: int) -> bool:
+    """Whether every conflict card ``seat`` holds is the same card (R68: one kind to choose, so every
+    answer leads to the same battle; issue 29). ``False`` with no conflict card (the battle then counts a 0
+    without asking)."""
+    cards = state.content.cards
+    kinds = {cards[c].id for c in state.players[seat].hand if cards[c].kind == "conflict"}
+    return len(kinds) == 1
