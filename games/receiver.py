@@ -21,11 +21,13 @@ from games.services.inbox import is_reply_address, mail_store
 log = logging.getLogger(__name__)
 
 
-def store_raw(raw: bytes, rcpt: list[str], via: str) -> bool:
+def store_raw(raw: bytes, rcpt: list[str], via: str, mail_from: str | None = None) -> bool:
     """Store one received mail in this thread's own database connection (closed after), for the receiver's
-    executor threads. Returns whether it was new (``False``: the same ``Message-ID`` was stored before)."""
+    executor threads. ``mail_from`` is the envelope sender (``"<>"`` or ``""``: the null reverse-path of
+    RFC 5321 §4.5.5, never answered). Returns whether it was new (``False``: the same ``Message-ID`` was
+    stored before)."""
     try:
-        _mail, created = mail_store(raw=raw, rcpt=rcpt, via=via)
+        _mail, created = mail_store(raw=raw, rcpt=rcpt, via=via, mail_from=mail_from)
         return created
     finally:
         # Closed, not kept for ``CONN_MAX_AGE``: an executor thread may end at any time (the receiver's
@@ -53,13 +55,16 @@ class InboxHandler:
         return "250 OK"
 
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
-        """Store the mail (in a worker thread: the ORM is synchronous) and answer once it is committed."""
+        """Store the mail with its envelope sender (in a worker thread: the ORM is synchronous) and answer
+        once it is committed. aiosmtpd gives ``MAIL FROM:<>`` as ``"<>"``: a bounce or an auto-reply,
+        stored but never answered (issue 30)."""
         raw = envelope.original_content or b""
         if isinstance(raw, str):
             raw = raw.encode("utf-8", "surrogateescape")
+        rcpt, mail_from = list(envelope.rcpt_tos), envelope.mail_from or ""
         loop = asyncio.get_running_loop()
         try:
-            await loop.run_in_executor(None, store_raw, raw, list(envelope.rcpt_tos), self.via)
+            await loop.run_in_executor(None, store_raw, raw, rcpt, self.via, mail_from)
         except Exception:
             log.exception("could not store an inbound mail")
             return "451 4.3.0 Could not store the message now; try again later"
@@ -88,9 +93,12 @@ class InboxController(Controller):
 
 def on_inbound(sender: Any, event: Any, esp_name: str, **kwargs: Any) -> None:
     """django-anymail's ``inbound`` signal (anymail.dev "Receiving mail"): the provider's webhook has been
-    authenticated with ``ANYMAIL["WEBHOOK_SECRET"]`` by anymail; store the message as received."""
+    authenticated with ``ANYMAIL["WEBHOOK_SECRET"]`` by anymail; store the message as received, with its
+    envelope sender when the provider gives one (anymail's ``envelope_sender``, ``None`` when unknown)."""
     message = event.message
     if message is None:
         return
     rcpt = [message.envelope_recipient] if getattr(message, "envelope_recipient", None) else []
-    mail_store(raw=message.as_bytes(), rcpt=rcpt, via="webhook")
+    sender = getattr(message, "envelope_sender", None)
+    mail_from = sender if isinstance(sender, str) else None
+    mail_store(raw=message.as_bytes(), rcpt=rcpt, via="webhook", mail_from=mail_from)

@@ -1,11 +1,12 @@
 """The content of one notification email (architecture §3 ``games/notify/``): built per recipient from their
 own view of the game (:func:`games.selectors.game_view`, i.e. ``engine.view_for``), never from raw state;
-localized (the recipient's language and time zone), text and HTML, with ``List-Unsubscribe`` and a stable
-``Message-ID`` derived from the dedupe key."""
+localized (the recipient's language and time zone), text and HTML, with ``List-Unsubscribe`` and a
+``Message-ID`` of its own, kept in the outbox row once it is claimed."""
 
 from __future__ import annotations
 
 import logging
+import secrets
 import zoneinfo
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -16,7 +17,6 @@ from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
-from django.utils.crypto import salted_hmac
 from django.utils.formats import date_format
 from django.utils.timesince import timeuntil
 from django.utils.translation import gettext as _
@@ -50,14 +50,18 @@ def user_zone(user: User) -> zoneinfo.ZoneInfo:
         return zoneinfo.ZoneInfo("UTC")
 
 
-def message_id(dedupe_key: str) -> str:
-    """The stable ``Message-ID`` of a notification: the same dedupe key always gives the same id, so a mail
-    client drops a copy sent twice. The digest is keyed with ``SECRET_KEY`` (Django's ``salted_hmac``): a
-    plain hash of ``<user>:<game>:chat.<message key>:<kind>`` could be reversed by trying the keys, and chat
-    message keys count the whole site's talk (issue 28)."""
-    digest = salted_hmac("games.notify.message_id", dedupe_key, algorithm="sha256").hexdigest()[:32]
+def message_id() -> str:
+    """A new ``Message-ID`` for one email: ``<n.<128 random bits in hex>@<SITE_URL's host>>``, unique to
+    that email as RFC 5322 §3.6.4 requires ("a globally unique identifier for a message").
+
+    It is made once per outbox row, when the row is first claimed (:func:`build_email` of a row without
+    one), and stored in ``Notification.message_id``; a copy of the row sent again (after a lost commit or
+    a mail-server failure) is built with the stored one, so mail clients fold the two (issue 28). It no
+    longer derives from the dedupe key (issue 30: a key renamed to make room for a turn's return gave two
+    different emails one id, and Gmail hid the second), and, random, it tells nothing of the site's
+    keys."""
     domain = urlsplit(settings.SITE_URL).hostname or "localhost"
-    return f"<n.{digest}@{domain}>"
+    return f"<n.{secrets.token_hex(16)}@{domain}>"
 
 
 @dataclass
@@ -415,8 +419,9 @@ def _unsubscribe_url(user: User, kind: str) -> str:
 def build_email(
     n: Notification, user: User, now: datetime, prompt: Prompt | None, items: list[EmailContent] | None = None
 ) -> EmailMultiAlternatives:
-    """The localized text + HTML message of notification ``n`` (a digest when ``items`` is given), with a
-    stable ``Message-ID``, ``List-Unsubscribe`` (RFC 2369 / RFC 8058) and per-game threading headers."""
+    """The localized text + HTML message of notification ``n`` (a digest when ``items`` is given), with its
+    ``Message-ID`` (``n.message_id`` once claimed, else a new one: :func:`message_id`), ``List-Unsubscribe``
+    (RFC 2369 / RFC 8058) and per-game threading headers."""
     with translation.override(user.language), timezone.override(user_zone(user)):
         if items is None:
             content = content_for(n, user, now, prompt)
@@ -442,7 +447,7 @@ def build_email(
         html = render_to_string("email/notification.html", context)
     domain = urlsplit(settings.SITE_URL).hostname or "localhost"
     headers = {
-        "Message-ID": n.message_id or message_id(n.dedupe_key),  # a resent copy keeps its own (issue 28)
+        "Message-ID": n.message_id or message_id(),  # a resent copy keeps its own (issue 28)
         "List-Unsubscribe": f"<{context['unsubscribe_url']}>",
         "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
         "Auto-Submitted": "auto-generated",

@@ -8,6 +8,10 @@ mail delivered twice (same ``Message-ID``) is stored once. :func:`mail_process` 
 applies the lines in order, each through :func:`games.services.play.action_submit` with source ``email``
 (same lock and ``expected_seq`` check as the web), and writes one result notification (kind ``reply``) in
 the same transaction. A line that fails stops the batch there; the lines before it stay applied.
+
+No mail loop (issue 30): automatic mail is never answered (:func:`games.services.mail_reading.is_automatic`,
+mail with a null envelope sender is not even processed), a mail that holds no move is answered at most once
+per address and game an hour, and answers to one address stop after ``REPLY_ANSWERS_PER_DAY`` a day.
 """
 
 from __future__ import annotations
@@ -25,8 +29,6 @@ from allauth.account.models import EmailAddress
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Value
-from django.db.models.functions import Concat
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 
@@ -44,8 +46,9 @@ from games.services.mail_reading import (
     message_id_of,
     read_reply,
 )
-from games.services.outbox import DECISION_KINDS, dedupe_key, enqueue_send
+from games.services.outbox import DECISION_KINDS, TURN_RETURN, dedupe_key, enqueue_send
 from games.services.play import action_submit
+from mastery.text import single_line
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +61,11 @@ _TOKEN = re.compile(rf"^([0-9a-f]{{1,12}})-([0-9a-f]{{{_SIG_LENGTH}}})$")
 PROCESS_TASK = "games.tasks.inbound_process"
 #: At most this many lines of one reply are read (a whole turn is a handful).
 MAX_LINES = 30
+#: A mail that holds no move is answered at most once per address and game in this time (issue 30).
+NO_MOVE_ANSWER_EVERY = timedelta(hours=1)
+#: The ``skip_reason`` of an answer held back by the limits (:func:`_answer_limit`): it is not sent.
+LIMIT_HOUR = "answer limit: no move, hour"
+LIMIT_DAY = "answer limit: day"
 #: The "Re:" prefixes of mail clients in the site's languages (and forwards), repeated.
 _RE_PREFIXES = re.compile(r"^((re|sv|odp|aw|fw|fwd|회신|답장)\s*:\s*)+", re.IGNORECASE)
 
@@ -104,13 +112,20 @@ def is_reply_address(addr: str) -> bool:
 # -- Storing ----------------------------------------------------------------------------------------------
 
 
-def mail_store(*, raw: bytes, rcpt: list[str] | None = None, via: str = "smtp") -> tuple[InboundMail, bool]:
+def mail_store(
+    *, raw: bytes, rcpt: list[str] | None = None, via: str = "smtp", mail_from: str | None = None
+) -> tuple[InboundMail, bool]:
     """Store one received mail and enqueue its processing after commit (the receivers' only call).
 
     Args:
         raw: the message as received (RFC 5322 bytes).
         rcpt: the envelope recipients (``RCPT TO``) when the receiver knows them.
         via: ``smtp``, ``lmtp``, ``webhook`` or ``cli``.
+        mail_from: the envelope sender (``MAIL FROM``) when the receiver knows it: an address, or ``""`` /
+            ``"<>"`` for the null reverse-path of bounces and auto-replies (RFC 5321 §4.5.5); ``None`` when
+            unknown. It is written at the top of the stored message as ``Return-Path: <…>``, as the
+            final delivery does (RFC 5321 §4.4), and a mail with the null reverse-path is stored
+            ``ignored`` and never processed: nothing may answer it (RFC 3834 §2).
 
     Returns:
         ``(mail, created)``: ``created`` is ``False`` for a mail already stored (the same ``Message-ID``):
@@ -123,6 +138,10 @@ def mail_store(*, raw: bytes, rcpt: list[str] | None = None, via: str = "smtp") 
     mid = message_id_of(headers, raw)
     from_ = addresses(headers, "From")
     to = [a.lower() for a in (rcpt or [])] + addresses(headers, "To", "Cc", "Delivered-To")
+    null_sender = mail_from is not None and mail_from.strip().strip("<>").strip() == ""
+    stored = b"" if too_large else raw
+    if mail_from is not None and not too_large:
+        stored = return_path_line(mail_from, raw) + raw
     with transaction.atomic():
         mail, created = InboundMail.objects.get_or_create(
             message_id=mid,
@@ -131,14 +150,25 @@ def mail_store(*, raw: bytes, rcpt: list[str] | None = None, via: str = "smtp") 
                 "recipient": next((a for a in to if is_reply_address(a)), to[0] if to else "")[:254],
                 "sender": (from_[0] if from_ else "")[:254],
                 "size": size,
-                "raw": b"" if too_large else raw,
+                "raw": stored,
                 "via": via,
-                "reason": "too_large" if too_large else "",
+                "status": InboundMail.Status.IGNORED if null_sender else InboundMail.Status.PENDING,
+                "reason": "null_sender" if null_sender else "too_large" if too_large else "",
+                "processed_at": timezone.now() if null_sender else None,
             },
         )
-        if created:
+        if created and not null_sender:
             transaction.on_commit(partial(enqueue_process, mail.pk))
     return mail, created
+
+
+def return_path_line(mail_from: str, raw: bytes) -> bytes:
+    """The ``Return-Path: <reverse-path>`` line the final delivery writes at the top of a message (RFC 5321
+    §4.4), for the envelope sender ``mail_from`` (``""`` or ``"<>"``: ``Return-Path: <>``), with the line
+    end ``raw`` uses (CRLF or LF). Line breaks and angle brackets in ``mail_from`` are dropped."""
+    address = "".join(single_line(mail_from).split()).strip("<>")
+    end = b"\r\n" if b"\r\n" in raw[:1000] else b"\n"
+    return f"Return-Path: <{address}>".encode("utf-8", "surrogateescape") + end
 
 
 def enqueue_process(mail_id: int) -> None:
@@ -209,16 +239,22 @@ def _process(mail: InboundMail, now: datetime) -> None:
         return _finish(mail, InboundMail.Status.REFUSED, "bad_token")
     owner = origin.recipient
     mail.user, mail.game_id = owner, origin.game_id
+    if reply is not None and reply.charset_guessed and owner.language:
+        reply = read_reply(bytes(mail.raw), owner.language)  # the charset guessed for the owner's language
+    content = reply is not None and (
+        bool(reply.lines) if origin.kind in CHAT_KINDS else holds_move(reply.lines[:MAX_LINES])
+    )
     refusal = _refusal(mail, reply, origin, owner, now)
     if refusal is not None:
         reason, answer_to = refusal
         _finish(mail, InboundMail.Status.REFUSED, reason)
         if answer_to is not None:
-            _answer(mail, answer_to, origin, {"refused": reason, "sender": mail.sender}, _subject(reply))
+            data = {"refused": reason, "sender": mail.sender}
+            _answer(mail, answer_to, origin, data, _subject(reply), content=content, now=now)
         return None
     assert reply is not None
     if origin.kind in CHAT_KINDS:
-        return _chat_reply(mail, reply, origin, owner)
+        return _chat_reply(mail, reply, origin, owner, now)
     game, _seats = lock_with_seats(origin.game_id)
     if game.status != Game.Status.ACTIVE:
         stale = "over"
@@ -230,27 +266,35 @@ def _process(mail: InboundMail, now: datetime) -> None:
         stale = ""
     if stale:
         _finish(mail, InboundMail.Status.REFUSED, stale)
-        _answer(mail, owner, origin, {"refused": stale}, _subject(reply))
+        _answer(mail, owner, origin, {"refused": stale}, _subject(reply), content=content, now=now)
         return None
     lines = reply.lines[:MAX_LINES]
     mail.lines = lines
     if not lines:
         _finish(mail, InboundMail.Status.REFUSED, "no_moves")
-        _answer(mail, owner, origin, {"refused": "no_moves"}, _subject(reply))
+        _answer(mail, owner, origin, {"refused": "no_moves"}, _subject(reply), content=False, now=now)
         return None
     batch = _apply_lines(game.pk, owner, lines, list(origin.data.get("moves", [])))
     mail.applied = len(batch.applied)
     _finish(mail, InboundMail.Status.STOPPED if batch.error else InboundMail.Status.APPLIED)
     outcome = {"applied": batch.applied, "error": batch.error, "ignored": batch.ignored}
-    _answer(mail, owner, origin, outcome, _subject(reply))
+    _answer(mail, owner, origin, outcome, _subject(reply), content=content or bool(batch.applied), now=now)
     return None
+
+
+def holds_move(lines: list[str]) -> bool:
+    """Whether a reply's ``lines`` hold anything meant as play: a number (one of the email's moves) or a
+    line that begins with a move's word in any of the four languages (``engine.names_a_move``: a mistyped
+    move counts, and is answered with its error). An auto-responder's "I am away until Monday" holds none,
+    and is answered at most once an hour (issue 30)."""
+    return any(line.rstrip(".").isdigit() or engine.names_a_move(line) for line in lines)
 
 
 #: Notification kinds of chat emails (issue 19): a reply to one posts its text to the same conversation.
 CHAT_KINDS = frozenset({Notification.Kind.CHAT, Notification.Kind.MESSAGE})
 
 
-def _chat_reply(mail: InboundMail, reply: Reply, origin: Notification, owner: User) -> None:
+def _chat_reply(mail: InboundMail, reply: Reply, origin: Notification, owner: User, now: datetime) -> None:
     """Post a reply to a chat email to the conversation the emailed message was in, as its reader names it
     (issue 19), through :func:`games.services.chat.chat_post` (same rules, limits and suspension as on the
     page). Nothing is answered when it is posted; a refusal is answered with its reason."""
@@ -261,14 +305,15 @@ def _chat_reply(mail: InboundMail, reply: Reply, origin: Notification, owner: Us
     mail.lines = reply.lines[:MAX_LINES]
     if message is None or not text:
         _finish(mail, InboundMail.Status.REFUSED, "no_text")
-        _answer(mail, owner, origin, {"refused": "no_text"}, _subject(reply))
+        _answer(mail, owner, origin, {"refused": "no_text"}, _subject(reply), content=bool(text), now=now)
         return
     key = chat.channel_key(message, chat.reader_of(game, owner))
     try:
         chat.chat_post(game_id=game.pk, user=owner, channel=key, text=text)
     except ServiceError as exc:
         _finish(mail, InboundMail.Status.REFUSED, exc.code)
-        _answer(mail, owner, origin, {"refused": "chat", "message": exc.message}, _subject(reply))
+        data = {"refused": "chat", "message": exc.message}
+        _answer(mail, owner, origin, data, _subject(reply), content=True, now=now)
         return
     mail.applied = 1
     _finish(mail, InboundMail.Status.APPLIED)
@@ -365,25 +410,52 @@ def _json_params(params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _answer(
-    mail: InboundMail, user: User, origin: Notification, data: dict[str, Any], subject: str = ""
+    mail: InboundMail,
+    user: User,
+    origin: Notification,
+    data: dict[str, Any],
+    subject: str = "",
+    *,
+    content: bool,
+    now: datetime,
 ) -> Notification:
     """Queue the one result email of ``mail`` to ``user`` (kind ``reply``), bound to the decision now open
     for their seat (so a reply to it plays on), and drop their decision emails this write queued: the
-    result email carries the next decision. Sent after commit."""
+    result email carries the next decision. Sent after commit.
+
+    An answer over the limits (:func:`_answer_limit`) is stored ``skipped`` and not sent; the decision
+    emails are then left to go out. When nothing waits for the player because their turn is only
+    interrupted, the answer records that turn (``data["turn_return"]``): its return is then emailed anew
+    (:func:`games.services.outbox.queue_write`).
+
+    Args:
+        content: whether ``mail`` held a move (or, for a chat email, text): a mail without is answered at
+            most once per address and game in :data:`NO_MOVE_ANSWER_EVERY`.
+        now: the time of processing.
+
+    Returns:
+        The ``reply`` row (pending, or skipped by a limit).
+    """
     game_id = origin.game_id
     assert game_id is not None  # checked by _process
     seat = origin.seat if user.pk == origin.recipient_id else None
+    limit = _answer_limit(user, game_id, content, now)
     key = ""
+    data = {**data, "in_reply_to": mail.message_id, "subject": subject}
+    if not content:
+        data["no_move"] = True
     if seat is not None:
         rows = Prompt.objects.filter(game_id=game_id, seat=seat, auto_at__isnull=True)
         row = rows.order_by("opened_at", "pk").first()
         key = row.key if row is not None else ""
-        Notification.objects.filter(
-            recipient=user, game_id=game_id, status=Notification.Status.PENDING, kind__in=DECISION_KINDS
-        ).update(status=Notification.Status.SKIPPED, skip_reason="in reply")
+        if limit is None:
+            Notification.objects.filter(
+                recipient=user, game_id=game_id, status=Notification.Status.PENDING, kind__in=DECISION_KINDS
+            ).update(status=Notification.Status.SKIPPED, skip_reason="in reply")
         if not key:
-            _turn_return_mailed(mail, user, game_id, seat)
-    now = timezone.now()
+            paused = _paused_turn(game_id, seat)
+            if paused:
+                data[TURN_RETURN] = paused
     n = Notification.objects.create(
         recipient=user,
         game_id=game_id,
@@ -391,27 +463,49 @@ def _answer(
         kind=Notification.Kind.REPLY,
         prompt_key=key,
         dedupe_key=dedupe_key(user.pk, game_id, f"mail.{mail.pk}", Notification.Kind.REPLY),
-        data={**data, "in_reply_to": mail.message_id, "subject": subject},
+        data=data,
         created_at=now,
         send_after=now,
+        status=Notification.Status.PENDING if limit is None else Notification.Status.SKIPPED,
+        skip_reason=limit or "",
     )
-    transaction.on_commit(partial(enqueue_send, game_id))
+    if limit is None:
+        transaction.on_commit(partial(enqueue_send, game_id))
+    else:
+        log.warning("inbound mail %s not answered (%s) to user %s", mail.pk, limit, user.pk)
     return n
 
 
-def _turn_return_mailed(mail: InboundMail, user: User, game_id: int, seat: int) -> None:
-    """Nothing waits for the player now, and their result email says they will be emailed when it is their
-    move. If their turn is only interrupted (a response window, a battle, a rival's choice), it comes back
-    later with the same prompt key, and the outbox sends one "your turn" email per key (one per turn on the
-    site): rename the dedupe key of the one already sent, so the turn's return is emailed with its own
-    Reply-To and moves, as every other decision of a player who plays by email."""
+def _answer_limit(user: User, game_id: int, content: bool, now: datetime) -> str | None:
+    """Why an answer to ``user`` must not be sent now (``None``: it may): a mail without a move while an
+    answer to such a mail of theirs about the same game went out in the last :data:`NO_MOVE_ANSWER_EVERY`
+    (:data:`LIMIT_HOUR`), or ``REPLY_ANSWERS_PER_DAY`` answers to them in the last 24 hours
+    (:data:`LIMIT_DAY`). "Per address" is the address the answers go to, the user's: that is where an
+    auto-responder that answers each answer sits (issue 30). Answers held back count for neither."""
+    answers = Notification.objects.filter(recipient=user, kind=Notification.Kind.REPLY).exclude(
+        status=Notification.Status.SKIPPED
+    )
+    if (
+        not content
+        and answers.filter(
+            game_id=game_id, data__no_move=True, created_at__gt=now - NO_MOVE_ANSWER_EVERY
+        ).exists()
+    ):
+        return LIMIT_HOUR
+    if answers.filter(created_at__gt=now - timedelta(days=1)).count() >= settings.REPLY_ANSWERS_PER_DAY:
+        return LIMIT_DAY
+    return None
+
+
+def _paused_turn(game_id: int, seat: int) -> str:
+    """The key of ``seat``'s own turn when it is interrupted (a response window, a battle, a rival's
+    choice), else ``""``. Such a turn comes back later with the same prompt key; an answer that tells the
+    player nothing waits for them records it, so that its return is emailed with its own Reply-To and
+    moves, as every other decision of a player who plays by email (issue 30: the "your turn" email already
+    sent is no longer renamed to make room, which gave both emails one ``Message-ID``)."""
     rows = Game.objects.filter(pk=game_id, turn_remaining__isnull=False)
     paused = rows.values_list("turn_key", flat=True).first()
-    if not paused or not paused.endswith(f":turn:{seat}"):
-        return
-    Notification.objects.filter(
-        dedupe_key=dedupe_key(user.pk, game_id, paused, Notification.Kind.TURN)
-    ).update(dedupe_key=Concat(F("dedupe_key"), Value(f":mail.{mail.pk}")))
+    return paused if paused and paused.endswith(f":turn:{seat}") else ""
 
 
 def _subject(reply: Reply | None) -> str:

@@ -4,6 +4,7 @@ patterns know the quote headers and sign-offs of Gmail, Outlook, Apple Mail and 
 Swedish and Outlook's header block in all four site languages) plus the few formats it lacks (the Polish and
 Korean quote headers of Gmail, Apple Mail and Thunderbird, Gmail's header wrapped over two lines, iOS's
 localized "Sent from my iPhone"), and HTML-only replies read through html2text. Attachments are never read.
+A body in an unknown or wrongly declared charset is decoded with a fallback (:func:`decode_text`, issue 30).
 Pure: no database, no settings.
 
 Stripping sign-offs matters: the caller takes, after a move, a line that names no move for a signature, but
@@ -13,16 +14,19 @@ a line *before* any move that is not a move is reported to the player as an erro
 
 from __future__ import annotations
 
+import codecs
 import functools
 import hashlib
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from email import policy
 from email.headerregistry import Address
-from email.message import EmailMessage
+from email.message import EmailMessage, MIMEPart
 from email.parser import BytesParser
 from email.utils import getaddresses
 
+import charset_normalizer
 import html2text
 from mailparser_reply import EmailMessage as ParsedBody
 
@@ -37,6 +41,34 @@ REPLY_LANGUAGES = ("en", "sv", "pl", "ko")
 _AUTO_PRECEDENCE = {"bulk", "junk", "list", "auto_reply"}
 #: Local parts of the addresses bounces and mail systems send from (RFC 3834 §2).
 _SYSTEM_SENDERS = re.compile(r"^(mailer-daemon|postmaster|no-?reply|bounces?)([+-].*)?$", re.IGNORECASE)
+#: The prefixes mail clients put before a subject they answer or forward, in the site's languages and the
+#: ones Outlook writes in German and French (``Re:``, ``SV:``, ``Odp:``, ``AW:``, ``Fwd:``, ``WG:``, ``TR:``,
+#: ``회신:``, ``답장:``, ``전달:``, with Outlook's ``RE[2]:`` counter), repeated.
+_SUBJECT_PREFIXES = r"(?:(?:re|sv|odp|aw|fw|fwd|wg|tr|회신|답장|전달)\s*(?:\[\d+\])?\s*:\s*)*"
+#: Subjects of auto-replies and bounces, for the servers that send them without the headers of RFC 3834
+#: (issue 30: an "Out of Office:" reply with no ``Auto-Submitted`` was answered, and the answer answered
+#: again). An auto-responder puts its words before the subject it answers, so only the start of the
+#: subject is read (after ``Re:``-like prefixes): a table's title further on may say anything. The phrases
+#: are Outlook's and Exchange's own subjects in the site's four languages ("Automatic reply:", "Out of
+#: Office:", "Automatiskt svar:", "Frånvaro:", "Odpowiedź automatyczna:", "자동 회신:"), the names other
+#: auto-responders give themselves ("Auto-Reply", "Autosvar", "Automatyczna odpowiedź", "자동 응답", "부재중":
+#: "absent", "Poza biurem": "out of office", "Nieobecność": "absence"), Outlook's German and French ones
+#: (a Swedish or Polish player may work at a company whose server writes them), and the subjects of bounces
+#: (Outlook's "Undeliverable:", Postfix's "Undelivered Mail Returned to Sender", Gmail's "Delivery Status
+#: Notification", Exim's "Mail delivery failed", Sendmail's "Returned mail:"). Matched on the subject
+#: case-folded with its accents removed, so "FRANVARO" and "Odpowiedz automatyczna" count too.
+_AUTO_SUBJECT = re.compile(
+    rf"^{_SUBJECT_PREFIXES}(?:"
+    r"out of (?:the )?office|automatic reply|automated (?:reply|response)|auto[- ]?repl(?:y|ied)"
+    r"|auto[- ]?respon(?:se|der)|vacation (?:reply|response)"
+    r"|automatiskt svar|autosvar|franvar\w*"
+    r"|odpowiedz automatyczna|automatyczna odpowiedz|autoodpowiedz|poza biurem|nieobecn\w*"
+    r"|자동\s*(?:회신|응답|답장)|부재\s*중|부재\s*알림"
+    r"|automatische antwort|abwesenheit\w*|reponse automatique|absence du bureau"
+    r"|undeliverable|undelivered mail|delivery status notification|mail delivery fail\w*"
+    r"|returned mail|delivery failure"
+    r")(?!\w)",
+)
 #: A line that quotes the email replied to (``> …``).
 _QUOTED = re.compile(r"^\s*>")
 #: A quote header left on one line of the reply ("On Tue, … wrote:", "Den … skrev …:", "… napisał(a):").
@@ -84,8 +116,9 @@ class Reply:
     ``sender`` (the ``From`` address, lower-case; ``""`` when missing), ``recipients`` (every address in
     ``To``, ``Cc`` and ``Delivered-To``, lower-case), ``subject``, ``automatic`` (an auto-reply, a vacation
     responder or a bounce, RFC 3834: never answered), ``lines`` (the player's new non-empty lines, quotes
-    and signature removed), ``in_reply_to`` and ``auth_results`` (the ``Authentication-Results`` headers,
-    RFC 8601)."""
+    and signature removed), ``in_reply_to``, ``auth_results`` (the ``Authentication-Results`` headers,
+    RFC 8601) and ``charset_guessed`` (the body's declared charset was unknown or wrong, so its charset was
+    guessed: :func:`decode_text`)."""
 
     message_id: str
     sender: str
@@ -95,6 +128,7 @@ class Reply:
     lines: list[str] = field(default_factory=list)
     in_reply_to: str = ""
     auth_results: list[str] = field(default_factory=list)
+    charset_guessed: bool = False
 
 
 def parse_message(raw: bytes) -> EmailMessage:
@@ -140,10 +174,12 @@ def addresses(message: EmailMessage, *names: str) -> list[str]:
 
 
 def is_automatic(message: EmailMessage) -> bool:
-    """Whether a machine sent ``message``: ``Auto-Submitted`` other than ``no`` (RFC 3834: Exchange's
+    """Whether a machine sent ``message``: ``Auto-Submitted`` other than ``no`` (RFC 3834 §5: Exchange's
     out-of-office replies and Gmail's vacation replies say ``auto-replied``), the auto-responder headers
-    ``X-Autoreply``, ``X-Autorespond`` and ``X-Autoresponder``, a bulk ``Precedence``, a delivery report
-    (``multipart/report``, RFC 6522), an empty return path or a mailer-daemon sender."""
+    ``X-Autoreply``, ``X-Autorespond`` and ``X-Autoresponder``, a bulk ``Precedence`` (RFC 3834 §3.1.8), a
+    delivery report (``multipart/report``, RFC 6522), an empty return path (``Return-Path: <>``: the null
+    reverse-path of RFC 5321 §4.5.5, which the receiver writes from ``MAIL FROM:<>``), a mailer-daemon
+    sender, or an auto-reply's subject (:func:`is_auto_subject`: servers that send none of these headers)."""
     auto = _header(message, "Auto-Submitted").lower()
     if auto and auto != "no":
         return True
@@ -155,24 +191,127 @@ def is_automatic(message: EmailMessage) -> bool:
         return True
     if "Return-Path" in message and _header(message, "Return-Path") in ("<>", ""):
         return True
+    if is_auto_subject(_header(message, "Subject")):
+        return True
     sender = addresses(message, "From")
     return bool(sender) and bool(_SYSTEM_SENDERS.match(sender[0].split("@", 1)[0]))
 
 
-def body_text(message: EmailMessage) -> str:
+def is_auto_subject(subject: str) -> bool:
+    """Whether ``subject`` (a header's text) begins, after any ``Re:``-like prefixes, with the words of an
+    auto-reply or a bounce in one of the site's languages (:data:`_AUTO_SUBJECT`): case, accents and
+    runs of spaces do not matter."""
+    return bool(_AUTO_SUBJECT.match(_folded(subject)))
+
+
+def _folded(text: str) -> str:
+    """``text`` compared loosely: NFKC, case-folded, Latin accents removed (``ó`` -> ``o``, ``ł`` -> ``l``,
+    ``å`` -> ``a``), runs of white space as one space. Hangul syllables are kept whole."""
+    out = []
+    for ch in unicodedata.normalize("NFKC", text).casefold():
+        if "\uac00" <= ch <= "\ud7a3":  # a Hangul syllable: NFD would split it into jamo
+            out.append(ch)
+            continue
+        base = "".join(c for c in unicodedata.normalize("NFD", ch) if not unicodedata.combining(c))
+        out.append({"ł": "l", "ø": "o", "đ": "d"}.get(base, base))
+    return " ".join("".join(out).split())
+
+
+#: The legacy charsets a mail client writing each site language may use when it mislabels a body (Windows
+#: code pages first: Outlook's and most webmail's), tried by :func:`decode_text` when the declared charset
+#: fails. UTF-8 is tried before them all.
+LEGACY_CHARSETS: dict[str, tuple[str, ...]] = {
+    "en": ("cp1252", "iso8859_15"),
+    "sv": ("cp1252", "iso8859_15"),
+    "pl": ("cp1250", "iso8859_2"),
+    "ko": ("cp949", "euc_kr"),
+}
+
+
+def _single_byte(codec: str) -> bool:
+    """Whether ``codec`` (a normalized codec name) is ASCII or a single-byte 8-bit charset (ISO 8859-x,
+    Windows 125x, Mac), which decodes nearly any bytes without an error, so a UTF-8 body mislabelled as one
+    of them would read as mojibake (``FÃ¤stning``)."""
+    return codec == "ascii" or codec.startswith(("iso8859-", "cp125", "mac-", "latin"))
+
+
+def decode_text(payload: bytes, declared: str | None, language: str = "") -> tuple[str, bool]:
+    """The text of a body part, whatever charset it claims (issue 30: a body in an unknown or wrongly
+    declared charset was read as empty, and the player told "We found no moves").
+
+    In order: the declared charset (``us-ascii`` when none is, RFC 2045 §5.2), if Python knows it and the
+    bytes decode in it strictly; except that bytes that are valid UTF-8 (and not plain ASCII) are read as
+    UTF-8 when the declared charset is ASCII or a single-byte one (text in a legacy 8-bit charset is almost
+    never valid UTF-8 by chance: M. Dürst, "The Properties and Promises of UTF-8", 1997). Otherwise the
+    charset is guessed by charset-normalizer among UTF-8 and the legacy charsets of ``language``
+    (:data:`LEGACY_CHARSETS`; those of every site language when it is unknown or gives nothing), and as a
+    last resort the bytes are read as UTF-8 with U+FFFD for what does not decode.
+
+    Args:
+        payload: the part's bytes, transfer encoding (base64, quoted-printable) already undone.
+        declared: the ``charset`` parameter of its ``Content-Type`` (``None`` when it has none).
+        language: the reader's site language (``en``, ``sv``, ``pl``, ``ko``), a hint for the guess.
+
+    Returns:
+        ``(text, guessed)``: ``guessed`` is true when the declared charset was unknown or did not fit.
+    """
+    try:
+        codec: str | None = codecs.lookup(declared or "us-ascii").name
+    except LookupError:
+        codec = None
+    if codec is not None:
+        if _single_byte(codec) and not payload.isascii():
+            try:
+                return payload.decode("utf-8"), True
+            except UnicodeDecodeError:
+                pass
+        try:
+            return payload.decode(codec), False
+        except UnicodeDecodeError:
+            pass
+    try:
+        return payload.decode("utf-8"), True
+    except UnicodeDecodeError:
+        pass
+    every = tuple(dict.fromkeys(c for charsets in LEGACY_CHARSETS.values() for c in charsets))
+    for candidates in (LEGACY_CHARSETS.get(language, ()), every):
+        if not candidates:
+            continue
+        best = charset_normalizer.from_bytes(payload, cp_isolation=list(candidates)).best()
+        if best is not None:
+            return str(best), True
+    return payload.decode("utf-8", errors="replace"), True
+
+
+def _part_text(part: MIMEPart, language: str) -> tuple[str, bool]:
+    """The decoded text of a ``text/*`` part (:func:`decode_text`) and whether its charset was guessed."""
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, bytes):
+        return "", False
+    return decode_text(payload, part.get_content_charset(), language)
+
+
+def body_text(message: EmailMessage, language: str = "") -> tuple[str, bool]:
     """The message's text: its ``text/plain`` body, else its ``text/html`` body read through html2text;
     attachments are skipped (``EmailMessage.get_body``). ``""`` when it has neither. NUL characters are
-    removed (no move or message needs one, and the database cannot store them)."""
+    removed (no move or message needs one, and the database cannot store them). An unknown or wrong
+    charset is decoded with a fallback (:func:`decode_text`, ``language`` its hint).
+
+    Returns:
+        ``(text, charset_guessed)``.
+    """
     try:
         part = message.get_body(preferencelist=("plain",))
         if part is not None:
-            return str(part.get_content()).replace(NUL, "")
+            text, guessed = _part_text(part, language)
+            return text.replace(NUL, ""), guessed
         part = message.get_body(preferencelist=("html",))
         if part is not None:
-            return html_text(str(part.get_content()).replace(NUL, ""))
-    except (LookupError, UnicodeError, ValueError):  # an unknown charset or a broken part
-        return ""
-    return ""
+            text, guessed = _part_text(part, language)
+            return html_text(text.replace(NUL, "")), guessed
+    except (LookupError, UnicodeError, ValueError):  # a broken part
+        return "", False
+    return "", False
 
 
 def html_text(html: str) -> str:
@@ -267,21 +406,24 @@ def _unsigned(lines: list[str]) -> list[str]:
     return [line.strip() for line in lines if line.strip()]
 
 
-def read_reply(raw: bytes) -> Reply:
+def read_reply(raw: bytes, language: str = "") -> Reply:
     """Read one received mail (RFC 5322 bytes) into a :class:`Reply`. Never raises: unreadable parts read
-    as empty."""
+    as empty. ``language`` (the reader's site language) is the hint for a body whose charset must be
+    guessed (:func:`decode_text`)."""
     message = parse_message(raw)
     sender = addresses(message, "From")
     automatic = is_automatic(message)
+    text, guessed = ("", False) if automatic else body_text(message, language)
     return Reply(
         message_id=message_id_of(message, raw),
         sender=sender[0] if sender else "",
         recipients=addresses(message, "To", "Cc", "Delivered-To", "X-Original-To"),
         subject=_header(message, "Subject"),
         automatic=automatic,
-        lines=[] if automatic else reply_lines(body_text(message)),
+        lines=[] if automatic else reply_lines(text),
         in_reply_to=_header(message, "In-Reply-To"),
         auth_results=[str(v) for v in (message.get_all("Authentication-Results") or [])],
+        charset_guessed=guessed,
     )
 
 

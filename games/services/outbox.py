@@ -49,8 +49,43 @@ DECISION_KINDS = frozenset(
 
 
 def dedupe_key(user_id: int, game_id: int | None, ref: str, kind: str) -> str:
-    """The outbox's unique key: ``"<user>:<game>:<prompt key or event>:<kind>"``."""
+    """The outbox's unique key: ``"<user>:<game>:<prompt key or event>:<kind>"``. It only keeps a write
+    that is retried from queuing an email twice; it is never changed once written, and the email's
+    ``Message-ID`` does not derive from it (issue 30: :func:`games.notify.content.message_id`)."""
     return f"{user_id}:{game_id}:{ref}:{kind}"
+
+
+#: ``Notification.data`` key of a ``reply`` answer that told the player nothing waited for them while their
+#: own turn was interrupted: the turn's prompt key (set by :mod:`games.services.inbox`). The turn's return
+#: is then emailed anew (:func:`_turn_refs`).
+TURN_RETURN = "turn_return"
+
+
+def _turn_refs(game_id: int, asked: set[tuple[int, str]]) -> dict[tuple[int, str], str]:
+    """The outbox reference of each turn-level email about to be queued, ``(user id, prompt key)`` ->
+    ``ref``: the prompt key, so a turn is emailed once however often a window or a battle interrupts it
+    (one email per turn, as on the site); but when the player was told by the answer to an emailed reply
+    that nothing waited for them while that turn was interrupted (:data:`TURN_RETURN`), ``"<key>:reply.<id
+    of the newest such answer>"``, so the turn's return gets an email (and a Reply-To) of its own, once per
+    such answer, and a write that is retried still queues it once. One query, for the turn-level prompts
+    of people only."""
+    refs = {pair: pair[1] for pair in asked}
+    if not asked:
+        return refs
+    promised = (
+        Notification.objects.filter(
+            game_id=game_id,
+            kind=Notification.Kind.REPLY,
+            recipient_id__in={user for user, _key in asked},
+            **{f"data__{TURN_RETURN}__in": sorted({key for _user, key in asked})},
+        )
+        .order_by("pk")
+        .values_list("pk", "recipient_id", f"data__{TURN_RETURN}")
+    )
+    for pk, user, key in promised:
+        if (user, key) in refs:
+            refs[(user, key)] = f"{key}:reply.{pk}"  # the newest wins (ordered by pk)
+    return refs
 
 
 def _row(
@@ -161,11 +196,18 @@ def queue_write(
     if started:
         for seat in users:
             add(seat, Notification.Kind.STARTED, "start", {})
-    for p in opened:
-        if p.seat == actor or p.seat in stand_ins or p.auto:  # auto: nothing to decide (issue 14)
-            continue
+    # auto prompts: nothing to decide (issue 14)
+    asked = [p for p in opened if p.seat != actor and p.seat not in stand_ins and not p.auto]
+    turns = {
+        (users[p.seat], p.key)
+        for p in asked
+        if p.seat in users and PROMPT_NOTIFICATION.get(p.kind) == Notification.Kind.TURN
+    }
+    refs = _turn_refs(game.pk, turns)
+    for p in asked:
         kind = PROMPT_NOTIFICATION.get(p.kind, Notification.Kind.CHOICE)
-        add(p.seat, kind, p.key, {"prompt_kind": p.kind, "detail": dict(p.detail)}, p.key)
+        ref = refs.get((users[p.seat], p.key), p.key) if p.seat in users else p.key
+        add(p.seat, kind, ref, {"prompt_kind": p.kind, "detail": dict(p.detail)}, p.key)
     if timed_out is not None and not timed_out[0].auto:  # the server's own pass is no missed deadline
         prompt, absent = timed_out
         add(

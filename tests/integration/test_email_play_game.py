@@ -461,6 +461,11 @@ def test_a_three_player_game_is_played_to_a_winner_only_by_email(stack: EmailSta
         )
         assert bool(mail.reply_to) == asks and bool(mail.moves) == asks, (mail.received.subject, mail.text)
 
+    # Every email of the game has a Message-ID of its own (issue 30): a turn that came back after a rival's
+    # move was emailed under a new one, not under its first email's (Gmail would have hidden it).
+    ids = Counter(m.received.message_id for m in clients.fetch())
+    assert len(ids) == len(clients.mails) > players.replies, ids.most_common(3)
+
     # The replies: all applied in full but the one with the failing line; some had several lines.
     mails = list(InboundMail.objects.filter(game=game))
     assert len(mails) == players.replies

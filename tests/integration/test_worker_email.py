@@ -26,7 +26,6 @@ from django.utils import timezone
 
 from games import engine, services
 from games.models import ActionRecord, Game, Notification, Prompt
-from games.notify.content import message_id
 from games.services.outbox import dedupe_key
 from games.tasks import deadline_sweep, notifications_send, outbox_sweep
 from tests.web.conftest import create_started_game, create_user, play_until, seat_users, state_of
@@ -68,6 +67,12 @@ def by_id(messages: list[Received]) -> dict[str, tuple[tuple[str, ...], str]]:
     return {m.message_id: (m.rcpt_tos, m.subject) for m in messages}
 
 
+def message_id(key: str) -> str:
+    """The ``Message-ID`` the outbox row ``key`` was sent with: random, made when the row was claimed and
+    stored in it (issue 30), ``""`` while it is not."""
+    return str(Notification.objects.values_list("message_id", flat=True).get(dedupe_key=key))
+
+
 def test_an_action_emails_exactly_the_right_people(stack: EmailStack) -> None:
     """A 3-player game starts: "started" to each of the three players and "your turn" to the first, each
     once, with the Message-ID of its outbox row. The first player ends their turn on the site: exactly one
@@ -81,6 +86,10 @@ def test_an_action_emails_exactly_the_right_people(stack: EmailStack) -> None:
     seats = seat_users(game)
     first = state_of(game).active
     turn = Prompt.objects.get(game=game, seat=first)
+
+    received = stack.sink.wait_for(4, timeout=15)
+    settle(stack)
+    received = stack.sink.messages
     expected = {
         message_id(dedupe_key(u.pk, game.pk, "start", Notification.Kind.STARTED)): (
             (u.email,),
@@ -92,10 +101,6 @@ def test_an_action_emails_exactly_the_right_people(stack: EmailStack) -> None:
         (seats[first].email,),
         turn_subject(title),
     )
-
-    received = stack.sink.wait_for(4, timeout=15)
-    settle(stack)
-    received = stack.sink.messages
     assert by_id(received) == expected and len(received) == 4
 
     result = services.action_submit(
@@ -155,15 +160,16 @@ def test_a_response_window_times_out_in_the_worker(stack: EmailStack) -> None:
     assert services.game_verify(game_id=game.pk)[0]
 
     users = seat_users(game)
-    timeout_mails = {
-        message_id(dedupe_key(users[p.seat].pk, game.pk, p.key, Notification.Kind.TIMEOUT)): users[p.seat]
-        for p in waiting
-    }
+    rows = [dedupe_key(users[p.seat].pk, game.pk, p.key, Notification.Kind.TIMEOUT) for p in waiting]
     wait_until(
-        lambda: timeout_mails.keys() <= {m.message_id for m in stack.sink.messages},
+        lambda: (
+            all(message_id(k) for k in rows)
+            and {message_id(k) for k in rows} <= {m.message_id for m in stack.sink.messages}
+        ),
         15,
         "the deadline-passed emails",
     )
+    timeout_mails = {message_id(k): users[p.seat] for k, p in zip(rows, waiting, strict=True)}
     for m in stack.sink.messages:
         if m.message_id in timeout_mails:
             assert m.rcpt_tos == (timeout_mails[m.message_id].email,)
@@ -193,8 +199,12 @@ def test_a_worker_killed_mid_batch_loses_no_email(stack: EmailStack) -> None:
     with transaction.atomic():  # all 32 rows commit at once, then the 8 tasks are published
         games = [create_started_game(humans=3, seed=40 + i, title=f"Batch {i}") for i in range(8)]
     rows = list(Notification.objects.filter(game__in=games).select_related("recipient"))
-    expected = {message_id(n.dedupe_key): n.recipient.email for n in rows}
-    assert len(rows) == len(expected) == 32
+    assert len(rows) == 32
+
+    def sent_ids() -> dict[str, str]:
+        """Message-ID -> recipient of every row given one (when first claimed: issue 30)."""
+        ids = Notification.objects.filter(game__in=games).exclude(message_id="")
+        return dict(ids.values_list("message_id", "recipient__email"))
 
     stack.sink.wait_for(held + 1, timeout=60)
     assert stack.sink.holding()
@@ -217,7 +227,7 @@ def test_a_worker_killed_mid_batch_loses_no_email(stack: EmailStack) -> None:
         if not Notification.objects.filter(
             status__in=(Notification.Status.PENDING, Notification.Status.SENDING)
         ).exists():
-            return expected.keys() <= {m.message_id for m in stack.sink.messages}
+            return sent_ids().keys() <= {m.message_id for m in stack.sink.messages}
         if time.monotonic() - started > 5 * len(sweeps):  # beat would queue another sweep
             sweeps.append(outbox_sweep.delay())
         return False
@@ -229,6 +239,8 @@ def test_a_worker_killed_mid_batch_loses_no_email(stack: EmailStack) -> None:
     settle(stack)
 
     received = stack.sink.messages
+    expected = sent_ids()
+    assert len(expected) == 32, "one Message-ID per row"
     counts = Counter(m.message_id for m in received)
     assert set(counts) == set(expected)
     assert {mid: n for mid, n in counts.items() if n > 1} == {in_flight: 2}, "only the one in flight repeats"
