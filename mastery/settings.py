@@ -89,6 +89,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "accounts.context_processors.away",
+                "games.web.context.your_turn",
             ],
         },
     }
@@ -299,6 +300,10 @@ REPLY_LOCAL_PART = env_str("REPLY_LOCAL_PART", "play")
 REPLY_DOMAIN = env_str("REPLY_DOMAIN", urlsplit(SITE_URL).hostname or "localhost")
 #: Seconds a reply address stays valid after its email was queued (then the answer is the current decision).
 REPLY_MAX_AGE = env_int("REPLY_MAX_AGE", 30 * 86_400)
+#: Answers to emailed replies one address may get in 24 hours (issue 30: a mail loop with an auto-responder
+#: stops here at the latest); the answers beyond are not sent. A player answering every decision of several
+#: daily games by email gets a few dozen a day.
+REPLY_ANSWERS_PER_DAY = env_int("REPLY_ANSWERS_PER_DAY", 100)
 #: Inbound mail larger than this many bytes is refused (1 MB).
 INBOUND_MAX_BYTES = env_int("INBOUND_MAX_BYTES", 1_048_576)
 #: The ``authserv-id`` of the MTA whose ``Authentication-Results`` header (RFC 8601) the receiver trusts:
