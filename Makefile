@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # Benchmarks run on one core where taskset exists (util-linux).
 PIN_CORE := $(shell command -v taskset >/dev/null 2>&1 && echo taskset -c 0)
 
-.PHONY: setup messages makemessages run test lint typecheck bench bench-email bench-replies bench-bots bench-web-compare soak clean screenshots
+.PHONY: setup messages makemessages run test lint typecheck bench bench-email bench-replies bench-bots bench-web-compare bench-first-game soak clean screenshots
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -89,6 +89,13 @@ bench-bots: setup
 ## benchmarks/web_load.sh (PAGE_RATE, SUBMIT_RATE, DURATION, ONLY) reaches both. Needs PostgreSQL, Redis, wrk.
 bench-web-compare: setup
 	bash benchmarks/compare_web.sh $(OLD) $(or $(ROUNDS),2)
+
+## A first game against bots (issue 29): one person and two normal bots on the default clock, played to the end
+## through the pages with Django's test client; the person's wait after each submit (p50/p95/max), clicks per
+## turn, pointless and pre-filled prompts. `make bench-first-game [SEEDS=1,2,3,4,5,6]`; to compare a commit,
+## run the same file in a worktree of it (docs/performance.md, Session 11). Needs PostgreSQL.
+bench-first-game: setup
+	$(BIN)/python -m benchmarks.first_game $(if $(SEEDS),--seeds $(SEEDS))
 
 ## Long random-playout soak.
 soak: setup

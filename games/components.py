@@ -175,25 +175,115 @@ def artefact_text(art_id: str, content: engine.Content | None = None) -> dict[st
     """What an artefact does and when, in the active language.
 
     Returns:
-        ``{"when": trigger phrase, "does": effect, "text": "When …: …", "rule": rule number of the
-        trigger}``; an unknown artefact id gives the id as ``text`` and empty parts.
+        ``{"when": trigger phrase, "does": effect, "text": "When you …: …", "of_owner": the same said of
+        its owner for any reader ("When its owner …: …", issue 29), "rule": rule number of the trigger}``;
+        an unknown artefact id gives the id as ``text`` and ``of_owner`` and empty parts.
     """
     found = _content(content)
     adef = found.artefacts.get(art_id)
     if adef is None:
-        return {"when": "", "does": "", "text": art_id, "rule": ""}
+        return {"when": "", "does": "", "text": art_id, "of_owner": art_id, "rule": ""}
     when = str(TRIGGERS.get(adef.trigger, adef.trigger))
     does = _ability_effect(adef.ability, found)
     if does is None:
         does = str(
             next((a.get("text", "") for a in found.raw.get("artefacts", []) if a.get("id") == art_id), "")
         )
+    text = _("%(when)s: %(does)s") % {"when": when, "does": does}
+    owner_does = _owner_effect(adef.ability, found)
     return {
         "when": when,
         "does": does,
-        "text": _("%(when)s: %(does)s") % {"when": when, "does": does},
+        "text": text,
+        "of_owner": text
+        if owner_does is None
+        else _("%(when)s: %(does)s")
+        % {"when": str(OWNER_TRIGGERS.get(adef.trigger, adef.trigger)), "does": owner_does},
         "rule": TRIGGER_RULES.get(adef.trigger, "R89"),
     }
+
+
+#: When an artefact acts, said of its owner, for a reader who may not be the owner (issue 29: a response
+#: window showed the attacker "When you defend" for the defender's Sceptre of Vigour).
+OWNER_TRIGGERS: dict[str, Promise] = {
+    "own_turn": gettext_lazy("Once in each of its owner's turns, in a free window"),
+    "attacking": gettext_lazy("When its owner attacks (battle step 3, before conflict cards)"),
+    "defending": gettext_lazy("When its owner defends (battle step 3, before conflict cards)"),
+    "win": gettext_lazy("When its owner wins a battle (battle step 7, after the result)"),
+    "lose": gettext_lazy("When its owner loses a battle (battle step 7, after the result)"),
+}
+
+
+def _owner_effect(ability: str, content: engine.Content) -> str | None:
+    """What an artefact ability does, said of its owner (:func:`_ability_effect` says it to the owner), or
+    ``None`` for an ability not described here."""
+    n = _n
+    discard = lambda: _("Its owner may discard one card of their choice from their hand.")  # noqa: E731
+    as_many = lambda: _(  # noqa: E731
+        "Its owner may fight as if they had as many knights as their rival (for the combat score only)."
+    )
+    random_discard = lambda: _("Its owner's rival discards one card from their hand at random.")  # noqa: E731
+    draw = lambda: (  # noqa: E731
+        ngettext(
+            "Its owner draws until they hold %(n)s card.",
+            "Its owner draws until they hold %(n)s cards.",
+            n(content, "greed_draw", 6),
+        )
+        % {"n": n(content, "greed_draw", 6)}
+    )
+    effects: dict[str, Any] = {
+        "corruption": lambda: _(
+            "Its owner destroys one face-up artefact of a player they choose (turns it face down)."
+        ),
+        "fury": discard,
+        "insight": lambda: (
+            ngettext(
+                "Its owner looks at the top card of their deck and puts it back.",
+                "Its owner looks at the top %(n)s cards of their deck and puts them back in any order.",
+                n(content, "insight_look", 4),
+            )
+            % {"n": n(content, "insight_look", 4)}
+        ),
+        "order": lambda: _(
+            "Its owner shuffles into their deck one card from their discard pile that was discarded on an "
+            "earlier turn."
+        ),
+        "prosperity": lambda: _(
+            "Its owner looks at the top card of a chosen player's deck and leaves it on top or puts it on "
+            "that player's discard pile."
+        ),
+        "vitality": lambda: _("Its owner redistributes their knights once more (no advance comes with it)."),
+        "fear": as_many,
+        "vigour": as_many,
+        "influence": random_discard,
+        "defiance": random_discard,
+        "rage": lambda: _("+%(n)s to its owner's combat score.") % {"n": n(content, "rage_bonus")},
+        "loyalty": lambda: _("+%(n)s to its owner's combat score.") % {"n": n(content, "loyalty_bonus")},
+        "brutality": lambda: (
+            ngettext(
+                "Its owner's rival loses %(n)s knight in the disputed territory, before the losses of the "
+                "margin.",
+                "Its owner's rival loses %(n)s knights in the disputed territory, before the losses of the "
+                "margin.",
+                n(content, "brutality_losses"),
+            )
+            % {"n": n(content, "brutality_losses")}
+        ),
+        "greed": draw,
+        "resurgence": draw,
+        "preparation": discard,
+        "cleansing": discard,
+        "devotion": lambda: (
+            ngettext(
+                "Its owner places %(n)s more knight in their castle.",
+                "Its owner places %(n)s more knights in their castle.",
+                n(content, "devotion_knights"),
+            )
+            % {"n": n(content, "devotion_knights")}
+        ),
+    }
+    make = effects.get(ability)
+    return str(make()) if make is not None else None
 
 
 def _start_of_battle(kind: str | None, content: engine.Content) -> str | None:

@@ -181,6 +181,8 @@ def _advanced(ev: dict[str, Any], names: dict[int, str]) -> str:
 
 
 def _conquered(ev: dict[str, Any], names: dict[int, str]) -> str:
+    if str(ev["pos"]).startswith(_tile(ev["tile"])):  # named by the map: "Forest", "Forest (north-west)"
+        return _("%(who)s conquers %(pos)s.") % {"who": _who(ev, names), "pos": ev["pos"]}
     return _("%(who)s conquers %(pos)s (%(tile)s).") % {
         "who": _who(ev, names),
         "pos": ev["pos"],

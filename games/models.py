@@ -58,6 +58,11 @@ class Game(models.Model):
     chat_spectators = models.BooleanField(_("spectators may read the table chat"), default=False)
     #: Invitations sent by email from the lobby (issue 16), capped by ``lobby.MAX_INVITATIONS``.
     invitations_sent = models.PositiveSmallIntegerField(default=0)
+    #: Who those invitations went to (issue 29), oldest first, for the lobby's seat list: ``{"user": the
+    #: invited player's id, "name": their display name}`` for an invitation by display name, ``{"address":
+    #: the address as typed}`` for one by email address (never matched to an account, so the list tells
+    #: nobody who is a member). Only the creator is shown the addresses.
+    invited = models.JSONField(default=list, blank=True)
     invite_token = models.CharField(max_length=32, unique=True, default=_invite_token)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.LOBBY, db_index=True)
     setup = models.JSONField(null=True, blank=True)

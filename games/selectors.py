@@ -13,7 +13,7 @@ from functools import cached_property, partial
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
@@ -36,6 +36,9 @@ from games.store import game_load, game_state, state_after
 
 LOG_LENGTH = 40
 
+#: The sources of a record that the seat's player made themselves (not made for them while away).
+OWN_SOURCES = frozenset({ActionRecord.Source.WEB, ActionRecord.Source.EMAIL, ActionRecord.Source.API})
+
 
 @dataclass
 class GameView:
@@ -45,7 +48,7 @@ class GameView:
     number or ``None`` (spectator); ``legal`` the viewer's legal actions as payloads; ``log`` the newest
     records, newest first, each ``{seq, at, seat, events (redacted for the viewer), lines (in words)}``,
     read by ``log_loader`` on first access (the game page's log panel is usually cached HTML, so most
-    page views never read it).
+    page views never read it); ``mine`` marks the viewer's own moves (:data:`OWN_SOURCES`).
     """
 
     game: Game
@@ -54,6 +57,9 @@ class GameView:
     view: engine.View | None
     legal: list[dict[str, Any]] = field(default_factory=list)
     my_prompts: list[dict[str, Any]] = field(default_factory=list)
+    #: kinds of the viewer's own ``auto`` prompts, which the server answers for it (issue 29: "your only
+    #: conflict card is placed for you")
+    auto_kinds: list[str] = field(default_factory=list)
     waiting_for: list[str] = field(default_factory=list)
     deadlines: dict[int, datetime] = field(default_factory=dict)
     log_loader: Callable[[], list[dict[str, Any]]] | None = field(default=None, repr=False)
@@ -147,6 +153,7 @@ def game_view(game: Game, user: User | Any, *, with_log: bool = True) -> GameVie
         nothing_to_decide = bool(mine) and all(p.auto for p in mine)
         result.legal = [] if nothing_to_decide else [a.to_dict() for a in engine.legal_actions(state, seat)]
         result.my_prompts = [p.to_dict() for p in mine if not p.auto]
+        result.auto_kinds = [p.kind for p in mine if p.auto]
         if state.active == seat and game.status == Game.Status.ACTIVE and not state.winners:
             result.takeback_loader = partial(takeback_for, game, seat)
     result.waiting_for = [names[p["seat"]] for p in view["prompts"] if p["seat"] != seat]
@@ -192,6 +199,9 @@ def _log(
                 "seat": seat_shown(record.seat, events),
                 "events": events,
                 "lines": [line for line in lines if line],
+                # the viewer's own move, made by them (issue 29: "since your last move"); not a timeout move,
+                # a bot standing in, a standing order or the server's pass made for their seat
+                "mine": seat is not None and record.seat == seat and record.source in OWN_SOURCES,
             }
         )
     cache.set(key, log, 900)
@@ -280,6 +290,23 @@ def my_games(user: User) -> MyGames:
     lobbies += list(public)
     finished = [g for g in games if g.status == Game.Status.FINISHED]
     return MyGames(waiting, others, lobbies, finished, others_due)
+
+
+def waiting_count(user: User) -> int:
+    """How many of ``user``'s games wait for their decision (issue 29, the header's "your turn" counter): the
+    games in progress with a prompt of the user's own seat that is theirs to decide (the server answers an
+    ``auto_at`` one, issue 14), as :func:`my_games` counts them "Waiting for you", in one query."""
+    return (
+        Prompt.objects.filter(
+            game__status=Game.Status.ACTIVE,
+            auto_at__isnull=True,
+            game__seats__user=user,
+            game__seats__number=F("seat"),
+        )
+        .values("game_id")
+        .distinct()
+        .count()
+    )
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ invitation never tells the inviter who is a member."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.mail import EmailMessage
 from django.utils import translation
 from django.utils.translation import gettext as _
@@ -18,7 +19,9 @@ def send_invitation(*, game: Game, inviter: User, address: str, path: str) -> No
     """Send the invitation to ``address``, in the inviter's language (the site does not know the
     invitee's), with the absolute link to ``path`` (the table, or its private invite link)."""
     with translation.override(inviter.language or "en"):
-        subject = _("%(who)s invites you to play Medieval Mastery") % {"who": inviter.name}
+        invites = _("%(who)s invites you to their table “%(title)s”")
+        # the site's tag first, as on every other email of the site (issue 29)
+        subject = settings.ACCOUNT_EMAIL_SUBJECT_PREFIX + invites % {"who": inviter.name, "title": game.title}
         body = "\n\n".join(
             [
                 _("%(who)s invites you to their table “%(title)s” (%(players)s players).")

@@ -28,7 +28,6 @@ from games.services.play import (
 )
 from mastery.text import single_line
 
-
 #: The masking delay of each time control, ``[low, high]`` seconds, drawn uniformly (issue 29, reasoning in
 #: docs/decisions.md): long enough to cover the quick answer of a Fracture holder who is there when the
 #: window opens, short enough that a table of people is not held up for nothing. It is only waited for when

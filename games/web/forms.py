@@ -28,6 +28,7 @@ TIME_CONTROL_LABELS = (
     gettext_noop("Relaxed: 72 hours per turn, 12-hour responses"),
 )
 
+
 def _span(low: int, high: int) -> str:
     """A masking range in words: "10–60 seconds", "2–15 minutes"."""
     if high < 120:
@@ -265,6 +266,8 @@ def _parse_bool(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
 def _parse_move(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
     if not _text(post, "to"):
         raise PayloadError(_("Choose the territory to advance into."))
+    if not _text(post, "knights"):
+        raise PayloadError(_("Choose how many knights advance."))
     return {"to": _text(post, "to"), "knights": _int(post.get("knights"), "knights")}
 
 
@@ -298,6 +301,13 @@ def _parse_optional_text(post: QueryDict, fields: tuple[str, ...]) -> dict[str, 
 
 def _parse_crown(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
     payload: dict[str, Any] = {}
+    # a target list sent with nothing chosen (none is pre-selected, issue 29)
+    if "corruption" in post and not _text(post, "corruption"):
+        raise PayloadError(_("Choose the artefact to destroy."))
+    if "player" in post and not _text(post, "player"):
+        raise PayloadError(_("Choose the player."))
+    if "card" in post and not _text(post, "card"):
+        raise PayloadError(_("Choose the card to shuffle back into your deck."))
     combined = _text(post, "corruption")
     if combined:
         player, _sep, artefact = combined.partition(":")
@@ -356,7 +366,22 @@ def action_payload(post: QueryDict) -> tuple[dict[str, Any], int, str | None]:
     action = action_kind(kind)
     if action is not None:
         payload.update(_PARSERS[action.shape](post, action.fields))
+        unchosen = _UNCHOSEN.get(action.type)
+        if unchosen is not None and not any(payload.get(name) for name in unchosen[0]):
+            raise PayloadError(str(unchosen[1]))
     return payload, expected_seq, prompt_key
+
+
+#: A form sent with its one choice left empty (issue 29: nothing is pre-selected, so a person may press
+#: the button first): action type -> (the payload fields of which one must be filled, the sentence).
+_UNCHOSEN: dict[str, tuple[tuple[str, ...], Any]] = {
+    engine.ActionType.CHOOSE_CONFLICT: (("card",), gettext_lazy("Choose your conflict card first.")),
+    engine.ActionType.PLAY_SUPPORT: (
+        ("cards",),
+        gettext_lazy("Tick at least one support card to play, or press Pass."),
+    ),
+    engine.ActionType.FRACTURE: (("target",), gettext_lazy("Choose the artefact to play Fracture on.")),
+}
 
 
 class StandingOrderForm(forms.Form):

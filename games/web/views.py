@@ -54,6 +54,7 @@ from games.web.forms import (
     StandingOrderForm,
     action_payload,
 )
+from games.web.invites import seat_rows
 from games.web.presenters import page_model
 from games.web.presenters.chat import PANEL_DEFAULTS, chat_newer, chat_panel
 from games.web.presenters.confirm import confirmation, may_ask
@@ -214,8 +215,7 @@ def _lobby(request: HttpRequest, game: Game, token: str | None = None, status: i
     invite = None
     if game.private and seat is not None:
         invite = request.build_absolute_uri(reverse("games:invite", args=[game.pk, game.invite_token]))
-    rows: list[dict[str, Any]] = [{"seat": s, "number": i + 1} for i, s in enumerate(seats)]
-    rows += [{"seat": None, "number": n + 1} for n in range(len(seats), game.players)]
+    rows = seat_rows(game, seats, user)  # with who is invited (issue 29)
     context = {
         "game": game,
         "rows": rows,
@@ -332,7 +332,8 @@ def partial(request: HttpRequest, game_id: int, name: str) -> HttpResponse:
     game = load_game(request, game_id)
     if game.status == Game.Status.LOBBY:
         raise Http404(_("The game has not started."))
-    gv = game_view(game, request.user, with_log=name == "log")
+    # the decision panel reads the log for "Since your last move" (issue 29)
+    gv = game_view(game, request.user, with_log=name in ("log", "decision"))
     if gv.view is None:
         raise Http404(_("No such game."))
     return render(request, f"{DETAIL_TEMPLATE}#{name}", page_context(request, gv))
@@ -506,6 +507,19 @@ def _ask_first(request: HttpRequest, game: Game, payload: dict[str, Any]) -> Htt
     return render(request, DETAIL_TEMPLATE, context | chat_context(request, game))
 
 
+#: The decision-form fields a refused move gives back to its form (issue 29: a refused move keeps what the
+#: player filled in).
+KEPT_FIELDS = ("card", "cards", "to", "knights", "from", "target", "corruption", "player")
+
+
+def _kept(request: HttpRequest, status: int) -> dict[str, Any]:
+    """What the refused form held, for the template to fill in again: ``{"type": action type, field:
+    [values]}`` (empty for a stale position, 409, whose forms are new)."""
+    if request.method != "POST" or status == 409:
+        return {}
+    return {"type": request.POST.get("type", ""), **{f: request.POST.getlist(f) for f in KEPT_FIELDS}}
+
+
 def _refused(request: HttpRequest, game: Game | int, status: int, message: str) -> HttpResponse:
     """Answer a refused action: the decision partial with the reason (htmx; the other partials out of band
     when the position changed), or the whole game page with the reason and the same status."""
@@ -517,7 +531,7 @@ def _refused(request: HttpRequest, game: Game | int, status: int, message: str) 
     gv = game_view(game, request.user)
     if gv.view is None:
         raise Http404(_("No such game."))
-    context = page_context(request, gv, error=message, error_status=status)
+    context = page_context(request, gv, error=message, error_status=status, kept=_kept(request, status))
     if _is_htmx(request):
         if status == 409:
             return HttpResponse(_partials(request, context, "decision"), status=status)

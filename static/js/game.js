@@ -3,8 +3,11 @@
  *   castle or territories fills the redistribution form (first "from", then "to").
  * - The knight count of the advance form follows the chosen target's maximum.
  * - Log entries added since your last visit are marked (remembered in localStorage per game).
- * - Hovering, tapping, clicking or focusing a tile shows what it is and does in the "about this tile" panel
- *   under the map (never over the decision panel); the SVG's native tooltip shows the same text on hover.
+ * - Hovering, tapping, clicking or focusing a tile shows what it is and does in the "about this tile"
+ *   popover: next to the pointer on hover, at the tile otherwise, inside the map's panel (never over the
+ *   decision panel); the SVG's native tooltip shows the same text on hover.
+ * - Map labels too long for their tile are squeezed to fit; on a phone the map fits the screen's width and
+ *   an "Enlarge the map" button makes it pan sideways at a larger size (issue 29).
  */
 (function () {
   "use strict";
@@ -27,11 +30,30 @@
     var knights = document.getElementById("advance-knights");
     if (!select || !knights || select.selectedIndex < 0) return;
     var max = select.options[select.selectedIndex].getAttribute("data-max");
+    var all = document.getElementById("advance-all");
     if (max) {
       knights.max = max;
+      knights.placeholder = "1–" + max;
       if (parseInt(knights.value, 10) > parseInt(max, 10)) knights.value = max;
     }
+    // "all 6": one click fills the most knights that can go there (issue 29: nothing is pre-filled)
+    if (all) {
+      var most = max || all.getAttribute("data-max");
+      all.setAttribute("data-most", most);
+      all.textContent = all.textContent.replace(/\d+/, most);
+      all.hidden = false;
+    }
   }
+
+  document.addEventListener("click", function (event) {
+    var all = event.target && event.target.closest && event.target.closest("#advance-all");
+    if (!all) return;
+    var knights = document.getElementById("advance-knights");
+    if (knights) {
+      knights.value = all.getAttribute("data-most") || all.getAttribute("data-max");
+      knights.focus();
+    }
+  });
 
   function markPicked(tile) {
     document.querySelectorAll(".tile.picked").forEach(function (t) { t.classList.remove("picked"); });
@@ -43,7 +65,9 @@
     if (tile.classList.contains("target") && setSelect(document.getElementById("advance-to"), pos)) {
       markPicked(tile);
       var knights = document.getElementById("advance-knights");
+      keepAbout = true;  // the tile's text stays open while the form takes the focus
       if (knights) knights.focus();
+      keepAbout = false;
       return;
     }
     if (!tile.classList.contains("pickable")) return;
@@ -55,10 +79,19 @@
     }
   }
 
-  function showAbout(tile) {
+  // "About this tile" (issue 29). On the game page it is a popover inside the map's panel: next to the
+  // pointer while the mouse hovers a tile, and anchored at the tile after a tap, a click or keyboard focus
+  // (until Escape, a tap elsewhere or the focus leaving the map). It stays inside the map's panel, so it
+  // never covers the decision. The diagrams of /rules/ keep their box under the diagram.
+  var pinned = null;
+  var keepAbout = false;
+
+  function aboutFor(tile) {
     var panel = tile.closest("section, figure");
-    var about = panel && panel.querySelector(".tile-about");
-    if (!about) return;
+    return panel && panel.querySelector(".tile-about");
+  }
+
+  function fillAbout(about, tile) {
     about.textContent = "";
     var title = tile.getAttribute("data-about-title");
     if (title) {
@@ -71,21 +104,91 @@
     about.appendChild(p);
   }
 
+  // Put the popover at (x, y) of its panel's box, flipped to the other side of (x, y) when it would leave
+  // the panel on the right (by the pointer) or at the bottom (under a tile), and never past its edges.
+  function placeAbout(about, x, y, flipX, flipY) {
+    var board = about.offsetParent || about.parentNode;
+    var width = about.offsetWidth;
+    var height = about.offsetHeight;
+    var room = board.clientWidth;
+    var left = x;
+    if (flipX !== null && left + width > room - 4) left = flipX - width;
+    left = Math.max(4, Math.min(left, room - width - 4));
+    var top = y;
+    if (flipY !== null && top + height > board.clientHeight - 4 && flipY - height >= 4) top = flipY - height;
+    about.style.left = Math.round(left) + "px";
+    about.style.top = Math.round(Math.max(4, top)) + "px";
+  }
+
+  function showAbout(tile, pointer) {
+    var about = aboutFor(tile);
+    if (!about) return;
+    fillAbout(about, tile);
+    if (!about.closest("#board")) return;  // a diagram's box under it
+    about.classList.add("open");
+    var box = (about.offsetParent || about.parentNode).getBoundingClientRect();
+    if (pointer) {
+      about.classList.remove("pinned");
+      placeAbout(about, pointer.clientX - box.left + 14, pointer.clientY - box.top + 18,
+        pointer.clientX - box.left - 14, pointer.clientY - box.top - 10);
+      return;
+    }
+    about.classList.add("pinned");
+    var at = tile.getBoundingClientRect();
+    var below = at.bottom - box.top - at.height * 0.22;  // over the tile's lower edge, its name in view
+    placeAbout(about, at.left - box.left + at.width / 2 - about.offsetWidth / 2, below, null,
+      at.top - box.top + at.height * 0.22);
+  }
+
+  function hideAbout() {
+    pinned = null;
+    document.querySelectorAll("#board .tile-about").forEach(function (about) {
+      about.classList.remove("open", "pinned");
+      about.textContent = "";
+    });
+  }
+
+  function pin(tile) {
+    pinned = tile;
+    showAbout(tile, null);
+  }
+
+  function tileOf(target) {
+    return target && target.closest ? target.closest(".tile[data-pos]") : null;
+  }
+
   document.addEventListener("click", function (event) {
-    var tile = event.target.closest && event.target.closest(".tile[data-pos]");
+    var tile = tileOf(event.target);
     if (tile) {
-      showAbout(tile);
+      pin(tile);
       pickTile(tile);
+    } else if (pinned && !(event.target.closest && event.target.closest(".tile-about"))) {
+      hideAbout();
     }
   });
   document.addEventListener("focusin", function (event) {
-    var tile = event.target.closest && event.target.closest(".tile[data-pos]");
-    if (tile) showAbout(tile);
+    var tile = tileOf(event.target);
+    if (tile) pin(tile);
+    else if (pinned && !keepAbout && !(event.target.closest && event.target.closest(".tile-about"))) hideAbout();
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && document.querySelector("#board .tile-about.open")) hideAbout();
   });
   document.addEventListener("mouseover", function (event) {
-    var tile = event.target.closest && event.target.closest(".tile[data-pos]");
-    if (tile && !tile.contains(event.relatedTarget)) showAbout(tile);
+    var tile = tileOf(event.target);
+    if (tile && tile !== pinned && !tile.contains(event.relatedTarget)) showAbout(tile, event);
   });
+  document.addEventListener("mousemove", function (event) {
+    var tile = tileOf(event.target);
+    if (tile && tile !== pinned && tile.closest("#board")) showAbout(tile, event);
+  });
+  document.addEventListener("mouseout", function (event) {
+    var tile = tileOf(event.target);
+    if (!tile || !tile.closest("#board") || tileOf(event.relatedTarget)) return;
+    if (pinned && document.contains(pinned)) showAbout(pinned, null);  // back to the tile chosen last
+    else hideAbout();
+  });
+
   // A map drawn as a diagram (/rules/) is one Tab stop: the arrow keys (and Home/End) move between its
   // tiles, the tile with the focus keeping the only tabindex="0" (WAI-ARIA roving tabindex).
   var ROVE = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
@@ -185,15 +288,45 @@
     focusWasInDecision = !!(decision && decision.contains(document.activeElement));
   });
 
+  // Issue 29: the live region says what just happened (the newest "Since your last move" item, once), then
+  // the prompt only when it changed, and a refusal; never the same prompt again.
+  var announcedNews = null;
+  var announcedPrompt = null;
+
+  function promptText(decision) {
+    var parts = [];
+    decision.querySelectorAll(".headline, .waiting, .tutorial-text").forEach(function (el) {
+      parts.push(el.textContent.replace(/\s+/g, " ").trim());
+    });
+    return parts.join(" ");
+  }
+
+  function newestNews(decision) {
+    var item = decision.querySelector("#since [data-announce]");
+    return item ? { key: item.getAttribute("data-key"), text: item.getAttribute("data-announce") } : null;
+  }
+
+  function rememberAnnounced() {
+    var decision = document.getElementById("decision");
+    if (!decision) return;
+    var news = newestNews(decision);
+    announcedNews = news ? news.key : null;
+    announcedPrompt = promptText(decision);
+  }
+
   function announceDecision() {
     var announcer = document.getElementById("decision-announcer");
     var decision = document.getElementById("decision");
     if (!announcer || !decision) return;
     var parts = [];
-    decision.querySelectorAll("[role=alert], .headline, .waiting, .tutorial-text").forEach(function (el) {
-      parts.push(el.textContent.trim());
-    });
-    announcer.textContent = parts.join(" ");
+    decision.querySelectorAll("[role=alert]").forEach(function (el) { parts.push(el.textContent.trim()); });
+    var news = newestNews(decision);
+    if (news && news.key !== announcedNews) parts.push(news.text);
+    announcedNews = news ? news.key : announcedNews;
+    var prompt = promptText(decision);
+    if (prompt && prompt !== announcedPrompt) parts.push(prompt);
+    announcedPrompt = prompt;
+    if (parts.length) announcer.textContent = parts.join(" ");
   }
 
   function focusDecision() {
@@ -209,15 +342,93 @@
   }
 
   // On a phone the map pans sideways: start with the viewer's castle (or an advance target) in view.
+  // The map on a phone (issue 29): it fits the screen's width on first paint; "Enlarge the map" (a toggle
+  // button, aria-pressed) shows it at 1.15 px per map unit (labels of 12 CSS px), panning sideways inside
+  // its frame, until pressed again. The choice outlives the panel's refreshes (each move replaces #board).
+  var mapEnlarged = false;
+
   function centreMap() {
-    var board = document.getElementById("board");
-    if (!board || board.scrollWidth <= board.clientWidth) return;
-    var tile = board.querySelector('.tile.target, .tile[data-loc="castle"]');
+    var frame = document.getElementById("map-frame");
+    if (!frame || frame.scrollWidth <= frame.clientWidth) return;
+    var tile = frame.querySelector('.tile.target, .tile[data-loc="castle"]');
     if (!tile) return;
-    var boardBox = board.getBoundingClientRect();
+    var frameBox = frame.getBoundingClientRect();
     var tileBox = tile.getBoundingClientRect();
-    board.scrollLeft += tileBox.left + tileBox.width / 2 - (boardBox.left + boardBox.width / 2);
+    frame.scrollLeft += tileBox.left + tileBox.width / 2 - (frameBox.left + frameBox.width / 2);
   }
+
+  // A label wider than its tile allows (data-fit, in map units) is squeezed to that width, measured in the
+  // browser's own font (the server's squeeze, an estimate for pages without JavaScript, is redone here).
+  function fitLabels(root) {
+    root.querySelectorAll("svg.map text[data-fit]").forEach(function (text) {
+      var before = text.getAttribute("textLength");
+      text.removeAttribute("textLength");
+      text.removeAttribute("lengthAdjust");
+      var width = text.getComputedTextLength();
+      var limit = parseFloat(text.getAttribute("data-fit"));
+      if (width > limit || (!width && before)) {  // not measurable (hidden): keep the server's squeeze
+        text.setAttribute("textLength", width ? String(limit) : before);
+        text.setAttribute("lengthAdjust", "spacingAndGlyphs");
+      }
+    });
+  }
+
+  function setUpMap() {
+    var board = document.getElementById("board");
+    if (!board) return;
+    board.setAttribute("data-set-up", "");
+    fitLabels(board);
+    var button = board.querySelector(".map-zoom");
+    var map = board.querySelector("svg.map");
+    if (!button || !map) return;
+    var small = map.getBoundingClientRect().width / (parseFloat(map.style.getPropertyValue("--map-w")) || 560) < 1.15;
+    button.hidden = !(small || mapEnlarged);
+    board.classList.toggle("enlarged", mapEnlarged);
+    button.setAttribute("aria-pressed", mapEnlarged ? "true" : "false");
+    if (mapEnlarged) centreMap();
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("#board .map-zoom");
+    if (!button) return;
+    mapEnlarged = !mapEnlarged;
+    hideAbout();
+    setUpMap();
+  });
+  // An artefact's rule (the "?" of the player panels) opens next to its button, inside the screen.
+  document.addEventListener("toggle", function (event) {
+    var pop = event.target;
+    if (event.newState !== "open" || !pop.classList || !pop.classList.contains("rule-pop")) return;
+    var button = document.querySelector('.rule-q[popovertarget="' + pop.id + '"]');
+    if (!button) return;
+    pop.style.position = "absolute";  // in the page, so it scrolls with its "?"
+    pop.style.inset = "auto";
+    pop.style.margin = "0";
+    var at = button.getBoundingClientRect();
+    var width = pop.offsetWidth;
+    var height = pop.offsetHeight;
+    var left = Math.max(8, Math.min(at.left + at.width / 2 - width / 2, window.innerWidth - width - 8));
+    var top = at.bottom + 6;
+    if (top + height > window.innerHeight - 8 && at.top - 6 - height >= 8) top = at.top - 6 - height;
+    pop.style.left = Math.round(left + window.scrollX) + "px";
+    pop.style.top = Math.round(Math.max(8, top) + window.scrollY) + "px";
+  }, true);
+
+  document.addEventListener("DOMContentLoaded", function () {
+    setUpMap();
+    document.querySelectorAll("figure.diagram, .tile-icon").forEach(fitLabels);
+  });
+  document.addEventListener("htmx:oobAfterSwap", function (event) {
+    var swapped = event.detail && event.detail.target;
+    if (swapped && swapped.id === "board") {
+      pinned = null;
+      setUpMap();
+    }
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    var board = document.getElementById("board");
+    if (board && !board.hasAttribute("data-set-up")) setUpMap();
+  });
 
   document.addEventListener("DOMContentLoaded", function () {
     syncAdvanceMax();
@@ -226,6 +437,7 @@
     markTutorialTarget();
     centreMap();
     handledDecision = document.getElementById("decision");
+    rememberAnnounced();  // what the page showed on arrival is read with the page, not announced again
   });
   var handledDecision = null;
   function onDecisionReplaced() {

@@ -272,6 +272,9 @@ class Move:
     player: str
     kind: str
     detail: str = ""
+    #: The HTML of the game's answer to the submit (after its confirmation, if one was asked): the panels
+    #: htmx swapped in.
+    answer: str = field(default="", repr=False)
 
     def __str__(self) -> str:
         return f"{self.player}: {self.kind}{' ' + self.detail if self.detail else ''}"
@@ -362,7 +365,7 @@ class Player:
             text = self.decision.locator(".error").inner_text()
             assert status == 409, f"{self.name}: {kind} {detail} refused ({status}): {text}"
             kind = f"{kind} (stale)"
-        move = Move(self.name, kind, detail)
+        move = Move(self.name, kind, detail, answer=answer.value.text())
         self.moves.append(move)
         return move
 
@@ -391,8 +394,7 @@ class Player:
         if "fear_choice" in types:
             return self.submit(d.get_by_role("button", name="Keep my own knight count"), "fear_choice")
         if "discard_choice" in types:
-            d.get_by_label("Keep all my cards").check()
-            return self.submit(d.get_by_role("button", name="Confirm"), "discard_choice", "keep")
+            return self.submit(d.get_by_role("button", name="Keep all my cards"), "discard_choice", "keep")
         if "insight_order" in types:
             return self.submit(d.get_by_role("button", name="Put the cards back"), "insight_order")
         if "prosperity_choice" in types:
@@ -412,7 +414,12 @@ class Player:
 
             expect(into).to_have_value(choice["value"])
             knights = self.advance_form.get_by_label("Knights")
-            knights.fill(str(choice["max"]))
+            most = self.advance_form.locator("#advance-all")
+            if most.count() and most.is_visible():  # "all 6" fills the most that can go there (issue 29)
+                most.click()
+                expect(knights).to_have_value(str(choice["max"]))
+            else:
+                knights.fill(str(choice["max"]))
             detail = f"{choice['max']} into {choice['label']}"
             return self.submit(d.get_by_role("button", name="Advance", exact=True), "advance", detail)
         if "decline_advance" in types:

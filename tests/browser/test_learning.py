@@ -60,7 +60,7 @@ def test_a_newcomer_completes_the_guided_game_using_only_its_hints(
     page.goto("/")
     page.get_by_role("button", name="Guided first game").click()
     hint = page.locator("#tutorial-hint")
-    expect(hint).to_contain_text("step 2 of 7")
+    expect(hint).to_contain_text("step 2 of 9")
     assert not _serious(page), describe(_serious(page))
     shot(page, f"tutorial-{'phone' if viewport is PHONE else 'desktop'}")
     seen = []
@@ -74,7 +74,7 @@ def test_a_newcomer_completes_the_guided_game_using_only_its_hints(
         target = hint.get_attribute("data-target") or ""
         if target:
             expect(page.locator(".tutorial-target")).to_have_count(1)
-        if step == "7" and 7 not in seen[:-1]:  # the restore step ahead and "Why can't I…?" beside it
+        if step == "9" and 9 not in seen[:-1]:  # the restore step ahead and "Why can't I…?" beside it
             shot(page, f"tutorial-restore-{'phone' if viewport is PHONE else 'desktop'}", at="#decision")
         seq = page.locator("#game-header").get_attribute("data-seq")
         _follow(page, hint)
@@ -86,7 +86,7 @@ def test_a_newcomer_completes_the_guided_game_using_only_its_hints(
         )
     else:
         raise AssertionError(f"the guided turn did not end: {seen}")
-    assert seen == sorted(seen) and set(seen) == {2, 3, 4, 5, 6, 7}
+    assert seen == sorted(seen) and set(seen) == {2, 3, 4, 5, 6, 9}
     expect(page.get_by_role("button", name="Play a real game against a bot")).to_be_visible()
     assert not _serious(page), describe(_serious(page))
     web.assert_clean()
@@ -199,7 +199,7 @@ def test_focus_stays_with_the_decision_after_each_step(web: Web) -> None:
     button = page.get_by_role("button", name="Play Call to Arms (+2 knights)")
     button.focus()
     page.keyboard.press("Enter")
-    expect(page.locator("#tutorial-hint")).to_contain_text("step 3 of 7")
+    expect(page.locator("#tutorial-hint")).to_contain_text("step 3 of 9")
     page.wait_for_function(SETTLED)
     assert page.evaluate("document.getElementById('decision').contains(document.activeElement)")
     assert page.evaluate("document.activeElement.id") == "h-decision"

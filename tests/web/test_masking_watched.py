@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from django.urls import reverse
 
 from accounts.models import ApiToken
 from games.models import ActionRecord, Game, Prompt, Seat
@@ -17,6 +18,7 @@ from games.services.play import masking_watched
 
 from .conftest import seat_users, state_of
 from .factories import WITH_FRACTURE, before_battle, game_from_state
+from .test_pages import HX, client_for
 
 MASK = [60, 600]
 
@@ -85,3 +87,77 @@ def test_a_persons_pass_still_waits_for_the_mask_while_another_person_watches() 
     row = Prompt.objects.get(game=game, seat=2)
     assert row.auto_at is not None
     assert MASK[0] <= (row.auto_at - row.opened_at).total_seconds() <= MASK[1]
+
+
+ONE_CONFLICT = ["shield_wall", "call_to_arms", "tactical_advance", "war_banner", "war_banner"]
+
+
+def _battle_with_one_card(seat: int, bots: list[int]) -> Game:
+    """Seat 0 (a person) attacks seat 1; ``seat`` holds a single conflict card (R68); ``bots`` are bots."""
+    s, attack = before_battle(3, hands={seat: ONE_CONFLICT}, options={"fracture_mask": MASK})
+    game = game_from_state(s, bots=bots)
+    _attack(game, attack)
+    game.refresh_from_db()
+    return game
+
+
+@pytest.mark.django_db
+def test_the_only_conflict_card_of_a_person_among_bots_is_placed_in_their_own_request() -> None:
+    """Issue 29 §2, R68: the attacker, a person alone with bots, holds one conflict card: the server places
+    it inside the advance's request, so the person is never asked a choice with one answer."""
+    game = _battle_with_one_card(0, bots=[1, 2])
+    server = ActionRecord.objects.filter(game=game, source=ActionRecord.Source.SERVER, seat=0)
+    assert [r.payload["type"] for r in server] == ["choose_conflict"]
+    assert not Prompt.objects.filter(game=game, seat=0, kind="conflict").exists()
+
+
+@pytest.mark.django_db
+def test_a_persons_only_conflict_card_waits_for_the_mask_while_their_rival_is_a_person() -> None:
+    """Issue 29 §2, R68: the defender, a person watched by the attacking person, holds one conflict card:
+    the server places it only after the table's masking delay, so the attacker cannot read a one-card hand
+    from the timing; the defender's own page shows no decision."""
+    game = _battle_with_one_card(1, bots=[2])
+    row = Prompt.objects.get(game=game, seat=1, kind="conflict")
+    assert row.auto_at is not None
+    assert MASK[0] <= (row.auto_at - row.opened_at).total_seconds() <= MASK[1]
+    assert not ActionRecord.objects.filter(game=game, source=ActionRecord.Source.SERVER, seat=1).exists()
+
+
+def _decision(game: Game, seat: int) -> str:
+    """The decision partial as the person in ``seat`` sees it."""
+    page = client_for(seat_users(game)[seat]).get(
+        reverse("games:partial", args=[game.pk, "decision"]), headers=HX
+    )
+    assert page.status_code == 200
+    return page.content.decode()
+
+
+@pytest.mark.django_db
+def test_a_window_waiting_for_a_masked_pass_names_nobody() -> None:
+    """Issue 29 §1: while a sealed window waits (here for the masked pass of the person in seat 2), the
+    attacker's panel says "Waiting for the other players" and names no seat, so the wait tells nobody who
+    holds Fracture; the deadline is the window's."""
+    game, attack = _sealed_window(bots=[1])
+    _attack(game, attack)
+    game.refresh_from_db()
+    assert state_of(game).window is not None
+    html = _decision(game, 0)
+    assert "Waiting for the other players to answer the Fracture window" in html
+    names = {s.number: s.name for s in game.seats.all()}
+    assert f"Waiting for {names[2]}" not in html and f"Waiting for {names[1]}" not in html
+
+
+@pytest.mark.django_db
+def test_a_bot_to_move_is_thinking_not_waited_for_with_hours_left() -> None:
+    """Issue 29 §1: the panel never says "Waiting for Bot …" with hours left: a seat a bot plays (here a
+    hard bot whose move runs after the request) is shown as thinking, without a deadline."""
+    s, _attack_move = before_battle(2)
+    game = game_from_state(s)
+    Seat.objects.filter(game=game, number=0).update(
+        is_bot=True, user=None, bot_level="hard", guest_name="Bot 1"
+    )
+    users = {s.number: s.user for s in game.seats.all() if s.user is not None}
+    page = client_for(users[1]).get(reverse("games:partial", args=[game.pk, "decision"]), headers=HX)
+    html = page.content.decode()
+    assert "Bot 1 (hard) is thinking…" in html
+    assert "Waiting for Bot 1" not in html and " left)" not in html

@@ -141,8 +141,15 @@ def test_fracture_window_defaults_follow_the_time_control(
     and custom ones sealed; the masking delay of a server "pass" fits the pace of the clock (a custom one
     takes the preset nearest above its response time). A creator's own choice wins."""
     user = create_user()
-    seconds = {"turn_seconds": 86_400, "response_seconds": response} if response else {}
-    game = services.game_create(user=user, title="t", players=3, time_control=time_control, **seconds)
+    turn = 86_400 if response else None
+    game = services.game_create(
+        user=user,
+        title="t",
+        players=3,
+        time_control=time_control,
+        turn_seconds=turn,
+        response_seconds=response,
+    )
     assert (game.options["fracture_windows"], game.options["fracture_mask"]) == (windows, mask)
     chosen = services.game_create(
         user=user,
@@ -150,7 +157,8 @@ def test_fracture_window_defaults_follow_the_time_control(
         players=3,
         time_control=time_control,
         options={"fracture_windows": "sealed"},
-        **seconds,
+        turn_seconds=turn,
+        response_seconds=response,
     )
     assert chosen.options["fracture_windows"] == "sealed"
 

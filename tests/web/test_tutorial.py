@@ -26,7 +26,7 @@ def _hint(game: Game, user: User) -> dict[str, Any]:
     gv = game_view(game, user, with_log=False)
     assert gv.view is not None
     with translation.override("en"):
-        return tutorial_model(gv.view, gv.legal)
+        return tutorial_model(gv.view, gv.legal, gv.names)
 
 
 def _payload_for(hint: dict[str, Any], game: Game, user: User) -> dict[str, Any]:
@@ -62,7 +62,8 @@ def test_the_guided_game_is_played_to_its_end_through_the_real_service_path() ->
     """Started from the home page's button, the guided game is a real game against a bot, unrated, with no
     email; following its hints through the page's own form posts plays the whole turn: Call to Arms, the
     Crown of Vitality, a redistribution, an advance into Blue's City, the Fracture window, conflict and
-    support cards, the orb window and the end of the turn (steps 2 to 7 in order)."""
+    support cards, the orb window and the end of the turn (the turn overview's steps 2 to 6 and 9 in
+    order, issue 29)."""
     user = verified_user("newcomer@example.com", "Newcomer")
     client = client_for(user)
     home = client.get(reverse("home")).content.decode()
@@ -78,9 +79,9 @@ def test_the_guided_game_is_played_to_its_end_through_the_real_service_path() ->
     assert not is_rated(game, seats)
     assert game.seq == len(services.tutorial.OPENING)
     page = client.get(reverse("games:detail", args=[game.pk])).content.decode()
-    assert 'id="tutorial-hint"' in page and "step 2 of 7" in page
-    # Blue fractured the Orb of Brutality on its last turn (R36 (a)): face down through the guided turn
-    assert "Blue fractured your Orb of Brutality on its last turn" in page
+    assert 'id="tutorial-hint"' in page and "step 2 of 9: Play resource cards" in page
+    # the bot fractured the Orb of Brutality on its last turn (R36 (a)): face down through the guided turn
+    assert "Bot 1 (easy) fractured your Orb of Brutality on their last turn" in page
     assert _orb(game, user) == {"face_up": False, "destroyed_on": services.GUIDED_TURN - 1}
     steps = []
     for _move in range(30):
@@ -99,7 +100,7 @@ def test_the_guided_game_is_played_to_its_end_through_the_real_service_path() ->
         assert posted.status_code == 200, (hint, payload, posted.content.decode()[:500])
     else:
         raise AssertionError(f"the guided turn did not end: steps {steps}")
-    assert steps == sorted(steps) and set(steps) == {2, 3, 4, 5, 6, 7}
+    assert steps == sorted(steps) and set(steps) == {2, 3, 4, 5, 6, 9}
     fresh = game_get(game.pk)
     assert fresh is not None
     state = engine.from_dict(fresh.state)
@@ -164,13 +165,15 @@ def test_a_wrong_move_in_the_guided_game_is_explained_and_the_hint_stays() -> No
 
 def test_an_advance_into_an_empty_territory_is_followed_and_explained() -> None:
     """A legal move off the guide: the newcomer advances into the empty Cave instead of Blue's City. No
-    battle comes; the step-7 hint says why and how to see one, and the restore step is still announced."""
+    battle comes; the step-9 hint says why and how to see one, and the restore step is still announced."""
     user = verified_user("newcomer@example.com", "Newcomer")
     game = services.tutorial_start(user=user)
     cave = next(t["id"] for t in _view(game, user)["map"] if t.get("tile") == "cave")
     hint = _hint(_submit_all(game, user, _manoeuvre(cave, 2)), user)
-    assert hint["step"] == 7 and hint["act"] == "end_turn"
-    assert hint["note"].startswith("No battle this turn: you did not advance into a territory Blue holds.")
+    assert hint["step"] == 9 and hint["act"] == "end_turn"
+    assert hint["note"].startswith(
+        "No battle this turn: you did not advance into a territory Bot 1 (easy) holds."
+    )
     assert "your Orb of Brutality will turn face up" in hint["text"]
 
 
@@ -189,7 +192,7 @@ def test_a_fracture_spent_early_changes_the_battle_hints() -> None:
     fresh = game_get(game.pk)
     assert fresh is not None
     hint = _hint(fresh, user)
-    assert hint["step"] == 2 and "nothing stops Blue's Sceptre of Defiance" in hint["note"]
+    assert hint["step"] == 2 and "nothing stops the Sceptre of Defiance of Bot 1 (easy)" in hint["note"]
     hint = _hint(_submit_all(game, user, _manoeuvre("t2", 3)), user)
     assert hint["step"] == 6 and "Play Fracture" not in hint["text"]
 

@@ -14,9 +14,13 @@ package's :class:`PageModel` puts them together for the game page.
 from __future__ import annotations
 
 import copy
+import hashlib
 from datetime import datetime
 from functools import cached_property
 from typing import Any
+
+from django.core.cache import cache
+from django.utils.translation import get_language
 
 from games import engine
 from games.components import content_of, localized_view
@@ -41,8 +45,9 @@ from games.web.presenters.panels import (
     result_model,
     status_model,
 )
+from games.web.presenters.recent import since_model
 from games.web.presenters.tutorial import SEAT as TUTORIAL_SEAT
-from games.web.presenters.tutorial import tutorial_model
+from games.web.presenters.tutorial import overview_steps, tutorial_model
 
 __all__ = [
     "BATTLE_STEPS",
@@ -126,13 +131,37 @@ class PageModel:
 
     @cached_property
     def status(self) -> dict[str, Any]:
-        """The status panel (:func:`status_model`)."""
-        return status_model(self.gv, self.names)
+        """The status panel (:func:`status_model`); in the guided game, its turn overview highlights the
+        hint's step (:func:`.tutorial.overview_steps`, issue 29)."""
+        status = status_model(self.gv, self.names)
+        return {**status, "steps": overview_steps(status["steps"], self.tutorial)}
 
     @cached_property
     def decision(self) -> dict[str, Any]:
         """The decision panel (:func:`decision_model`)."""
         return decision_model(self.gv, self.names, self.now)
+
+    @property
+    def has_log(self) -> bool:
+        """Whether the view was read with its log (a confirmation's panel is built without it)."""
+        return self.gv.log_loader is not None
+
+    @cached_property
+    def since(self) -> dict[str, Any]:
+        """The "Since your last move" block at the top of the decision panel (:func:`.recent.since_model`,
+        issue 29). It reads the log (``gv.log``), so it is cached like the panels: per game, position, seat,
+        language and players' names (a warm page view reads no log). Empty, and not cached, for a view read
+        without its log (a confirmation's panel)."""
+        if not self.has_log:
+            return {"items": [], "more": 0}
+        names = hashlib.blake2s(repr(sorted(self.names.items())).encode(), digest_size=8).hexdigest()
+        game = self.gv.game
+        key = f"since:{game.pk}:{game.seq}:{self.gv.seat}:{get_language()}:{names}"
+        found: dict[str, Any] | None = cache.get(key)
+        if found is None:
+            found = since_model(self.gv, self.names)
+            cache.set(key, found, 900)
+        return found
 
     @cached_property
     def log(self) -> list[dict[str, Any]]:
@@ -144,7 +173,7 @@ class PageModel:
         """The guided first game's hint for its newcomer (:func:`.tutorial.tutorial_model`), else ``None``."""
         if not self.gv.game.tutorial or self.gv.seat != TUTORIAL_SEAT:
             return None
-        return tutorial_model(self.view, self.gv.legal)
+        return tutorial_model(self.view, self.gv.legal, self.names, lambda: self.gv.log)
 
     @cached_property
     def result(self) -> dict[str, Any] | None:

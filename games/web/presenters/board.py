@@ -18,6 +18,42 @@ HEX_SIZE = 46
 #: A territory's knight capacity unless its tile says otherwise (only other capacities are shown).
 DEFAULT_CAPACITY = 6
 
+#: The widest a tile's name may be drawn, in SVG units (issue 29): two tiles side by side have their
+#: centres √3·HEX_SIZE ≈ 79.7 units apart, so two names of at most this width never touch. A longer name is
+#: squeezed to it (SVG ``textLength``); game.js measures the real text and squeezes only what needs it.
+LABEL_WIDTH = 74
+
+#: Font size of a tile's name in SVG units (site.css ``.tile .t-name``), for :func:`label_fit`.
+LABEL_FONT = 10.5
+
+
+def label_fit(text: str, font: float = LABEL_FONT, limit: float = LABEL_WIDTH) -> int | None:
+    """The width (SVG units) to squeeze a map label to, or ``None`` when it fits as it is (issue 29: names
+    such as "Battlefield NW" ran into the next tile's name).
+
+    The estimate is of a bold sans-serif face, rather wide (DejaVu Sans Bold), so a name said to fit does fit
+    without JavaScript; with it, game.js measures each label in the browser's own font and keeps the squeeze
+    only where it is needed.
+
+    Args:
+        text: the label.
+        font: its font size in SVG units.
+        limit: the widest it may be, in SVG units.
+    """
+    em = 0.0
+    for ch in text:
+        if ch == " ":
+            em += 0.35
+        elif ord(ch) > 0x2E7F:  # CJK, Hangul and the like: a full em each
+            em += 1.0
+        elif ch.isupper() or ch.isdigit():
+            em += 0.76
+        elif ch in "ijlt.,'’":
+            em += 0.38
+        else:
+            em += 0.68
+    return round(limit) if em * font > limit else None
+
 
 def _hex_points(x: float, y: float, size: float) -> str:
     pts = []
@@ -85,7 +121,7 @@ def board_model(
     groups = actions_by_type(legal or [])
     targets = {str(a["to"]) for a in groups.get(ActionType.ADVANCE, [])}
     picks = _Picks(targets, _redistribution_locations(groups), seat)
-    places = place_labels(view)
+    places = place_labels(view, lakes=True)
     tiles = [_tile(view, pos, names, picks, places) for pos in view["map"]]
     viewbox, width = _viewbox([_centre(pos) for pos in view["map"]])
     return {
@@ -133,8 +169,8 @@ def _tile(
         "full_name": "",
     }
     if pos["kind"] == "lake":
-        tile["label"] = _("Lake (%(id)s): cannot be entered; links the territories around it.") % {
-            "id": pos["id"]
+        tile["label"] = _("%(lake)s: cannot be entered; links the territories around it.") % {
+            "lake": places.get(pos["id"], ("",))[0]  # "Lake", or "Lake (north-west)" (issue 29: no id)
         }
     elif pos["kind"] == "castle":
         _castle(tile, view, pos, names, picks)
@@ -147,7 +183,23 @@ def _tile(
             "style": seat_style(view, attacker["seat"]),
             "knights": attacker["knights"],
         }
+    _place_badges(tile, x)
+    if tile.get("name"):
+        tile["name_fit"] = label_fit(str(tile["name"]))
     return tile
+
+
+def _place_badges(tile: dict[str, Any], x: float) -> None:
+    """Where the knight badges sit (issue 29): the holder's centred; in a battle the attacker's beside it in
+    the same row (left: holder, right: attacker), so neither covers the capacity line under them. Adds
+    ``badge_x``/``badge_left`` (the holder's text centre and box) and the attacker's ``x``/``left``."""
+    attacker = tile.get("attacker")
+    held = tile.get("style") is not None
+    centre = x - 19 if attacker and held else x
+    tile["badge_x"], tile["badge_left"] = round(centre, 1), round(centre - 17, 1)
+    if attacker:
+        centre = x + 20 if held else x
+        attacker["x"], attacker["left"] = round(centre, 1), round(centre - 19, 1)
 
 
 def _castle(

@@ -23,8 +23,9 @@ SEAT_COLOURS: dict[str, tuple[str, str]] = {
     "black": ("#2b2b2b", "#cfcac0"),
 }
 
-#: Pattern of seat n (drawn in the seat colour over its tint).
-SEAT_PATTERNS = ("diagonal", "dots", "horizontal", "crosshatch", "vertical", "checks")
+#: Pattern of seat n (drawn in the seat colour over its tint). Small shapes only, never stripes: stripes
+#: across a tile are the "no line of supply" hatch (issue 29).
+SEAT_PATTERNS = ("dots", "checks", "diamonds", "rings", "crosses", "triangles")
 
 
 def seat_style(view: engine.View | None, seat: int) -> dict[str, Any]:
@@ -103,19 +104,30 @@ _DIRECTIONS = (
 )
 
 
+#: What a lake is called on the map and in sentences (R11: it cannot be entered).
+_LAKE = gettext_lazy("Lake")
+
+
 def _direction(x: float, y: float) -> int:
     """The compass sector (index of :data:`_DIRECTIONS`) of the offset ``x``, ``y`` (SVG: y grows down)."""
     angle = math.degrees(math.atan2(-y, x)) % 360
     return int(((angle + 22.5) % 360) // 45)
 
 
-def place_labels(view: engine.View) -> dict[str, tuple[str, str]]:
+def place_labels(view: engine.View, *, lakes: bool = False) -> dict[str, tuple[str, str]]:
     """How pages name every territory of the map (issue 16): ``pos id -> (label, short)``. A name that is
     unique on the map is both ("Fort"); a repeated one says where the tile lies from the map's centre,
     "Forest (north-west)" in forms and sentences and "Forest NW" on the map (with a number when two share
-    a direction). Never the internal id.
+    a direction). Never the internal id. With ``lakes``, the lakes too, named "Lake" the same way ("Lake
+    (south)" when there are several; issue 29).
     """
-    tiles = [t for t in view["map"] if t["kind"] == "territory"]
+    kinds = ("territory", "lake") if lakes else ("territory",)
+    lake = str(_LAKE)
+    tiles: list[engine.TileView] = [
+        t if t["kind"] == "territory" else engine.TileView(**{**t, "name": lake})
+        for t in view["map"]
+        if t["kind"] in kinds
+    ]
     centres = {t["id"]: (math.sqrt(3) * (t["q"] + t["r"] / 2), 1.5 * t["r"]) for t in view["map"]}
     cx = sum(x for x, _y in centres.values()) / max(1, len(centres))
     cy = sum(y for _x, y in centres.values()) / max(1, len(centres))

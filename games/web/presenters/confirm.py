@@ -1,6 +1,8 @@
 """Acts that can be neither undone nor taken back ask first (issue 16): ending the turn with a manoeuvre
-unused, playing Tactical Advance, playing Fracture (in a free window or in a response window). Web forms
-only: the JSON API and email links have their own explicit steps."""
+unused, playing Tactical Advance, playing Fracture (in a free window or in a response window); and the
+one-click traps of issue 29: attacking with fewer knights than the defender, destroying one's own artefact
+with the Crown of Corruption, and using a crown to no effect (the Crown of Order with no card to return).
+Web forms only: the JSON API and email links have their own explicit steps."""
 
 from __future__ import annotations
 
@@ -10,8 +12,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from games import engine
+from games.components import content_of
 from games.engine import ActionType, Phase
-from games.web.presenters.common import artefact_owner
+from games.web.presenters.common import artefact_owner, crown_of, place_labels
 
 
 def may_ask(payload: dict[str, Any]) -> bool:
@@ -20,7 +23,71 @@ def may_ask(payload: dict[str, Any]) -> bool:
     kind = payload.get("type")
     if kind == ActionType.RESPOND:
         return bool(payload.get("fracture"))
-    return kind in (ActionType.END_TURN, ActionType.TACTICAL_ADVANCE, ActionType.FRACTURE)
+    return kind in (
+        ActionType.END_TURN,
+        ActionType.TACTICAL_ADVANCE,
+        ActionType.FRACTURE,
+        ActionType.ADVANCE,
+        ActionType.USE_CROWN,
+    )
+
+
+def _weak_attack(view: engine.View, payload: dict[str, Any]) -> dict[str, str] | None:
+    """ "Attack with 1 knight against 4?" for an advance that starts a battle (R57) with fewer knights than
+    the defender has there (a castle under Castle Siege counts 8, R113); ``None`` otherwise."""
+    tile = next((t for t in view["map"] if t["id"] == str(payload.get("to", ""))), None)
+    try:
+        knights = int(payload.get("knights", 0))
+    except (TypeError, ValueError):
+        return None
+    if tile is None:
+        return None
+    if tile["kind"] == "castle":
+        content = content_of(str(view["content"]["id"]))
+        defending = content.n("siege_defender_knights") if content is not None else 0
+        rival = tile.get("seat")
+    else:
+        defending, rival = int(tile.get("knights", 0)), tile.get("owner")
+    if rival is None or rival == view["viewer"] or knights >= defending:
+        return None
+    place = place_labels(view).get(str(tile["id"]), (str(tile.get("name", "")), ""))[0]
+    return {
+        "question": ngettext(
+            "Attack %(place)s with %(n)s knight against %(d)s? The battle starts at once and cannot be "
+            "taken back.",
+            "Attack %(place)s with %(n)s knights against %(d)s? The battle starts at once and cannot be "
+            "taken back.",
+            knights,
+        )
+        % {"place": place, "n": knights, "d": defending},
+        "yes": _("Yes, attack"),
+    }
+
+
+def _crown_question(view: engine.View, payload: dict[str, Any]) -> dict[str, str] | None:
+    """The question before a crown use that hurts its user or does nothing (issue 29): destroying one's own
+    artefact with the Crown of Corruption (R41), the Crown of Order with no card to return (R101)."""
+    me = view["viewer"]
+    if me is None:
+        return None
+    crown = crown_of(view["players"][me])
+    if payload.get("artefact") and payload.get("player") == me:
+        name = artefact_owner(view, str(payload["artefact"]))[1]
+        return {
+            "question": _("Destroy your own %(artefact)s? It is turned face down and cannot be taken back.")
+            % {"artefact": name},
+            "yes": _("Yes, destroy my own artefact"),
+        }
+    if crown is not None and crown["ability"] == "order" and not payload.get("card"):
+        return {
+            "question": _(
+                "This changes nothing now: no card was discarded on a previous turn. Use the %(crown)s "
+                "anyway? It counts as your crown use this turn."
+            )
+            % {"crown": crown["name"]},
+            "yes": _("Yes, use it anyway"),
+        }
+    return None
 
 
 def confirmation(view: engine.View, payload: dict[str, Any]) -> dict[str, str] | None:
@@ -45,6 +112,10 @@ def confirmation(view: engine.View, payload: dict[str, Any]) -> dict[str, str] |
             % {"n": n},
             "yes": _("Yes, end my turn"),
         }
+    if kind == ActionType.ADVANCE:
+        return _weak_attack(view, payload)
+    if kind == ActionType.USE_CROWN:
+        return _crown_question(view, payload)
     if kind == ActionType.TACTICAL_ADVANCE:
         return {
             "question": _(

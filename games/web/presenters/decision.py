@@ -16,8 +16,10 @@ from django.utils.translation import gettext_lazy
 
 from games import engine
 from games.actions_ui import ACTION_KINDS, FormShape
+from games.components import DEFAULT_CONTENT, artefact_name, content_of, territory_name
 from games.engine import ActionType, PromptKind
 from games.selectors import GameView
+from games.services.play import stand_ins
 from games.web.presenters.common import actions_by_type, artefact_owner, card_label, crown_of, place_labels
 from games.web.presenters.undo import undo_model
 from games.web.presenters.why_not import why_not
@@ -40,6 +42,40 @@ PROMPT_HEADLINES: dict[str, Any] = {
     PromptKind.PROSPERITY: gettext_lazy("Crown of Prosperity: keep the top card on the deck or discard it."),
     PromptKind.FEAR: gettext_lazy("You may fight as though you had as many knights as your rival."),
 }
+
+#: The rule behind a "may discard any 1 card" offer, by what gives it (issue 29): a conquered territory
+#: (R86), a crown (Fury, R41) or an orb (Preparation, Cleansing, R75).
+_DISCARD_RULES = {"territory": "R86", "crown": "R41", "orb": "R75", "sceptre": "R65"}
+
+
+def prompt_headline(prompt: dict[str, Any], view: engine.View) -> str:
+    """The headline of the viewer's ``prompt`` (:data:`PROMPT_HEADLINES`). A "may discard" offer says what
+    gives it and the rule (issue 29): "You conquered the Fortress, so you may discard any 1 card from your
+    hand — R86." (the page links the rule number, ``rule_links``).
+
+    Args:
+        prompt: one of ``GameView.my_prompts`` (its ``detail.source`` names the territory type or artefact
+            ability of a choice).
+        view: the viewer's view (its content set names the source).
+    """
+    kind = str(prompt["kind"])
+    plain = str(PROMPT_HEADLINES.get(kind, _("The game waits for your decision.")))
+    source = str((prompt.get("detail") or {}).get("source", ""))
+    content = content_of(str(view.get("content", {}).get("id", DEFAULT_CONTENT)))
+    if kind != PromptKind.MAY_DISCARD or not source or content is None:
+        return plain
+    if source in content.territory_types:
+        return _("You conquered the %(tile)s, so you may discard any 1 card from your hand — %(rule)s.") % {
+            "tile": territory_name(source, content),
+            "rule": _DISCARD_RULES["territory"],
+        }
+    art = next((a for a in content.artefacts.values() if a.ability == source), None)
+    if art is None:
+        return plain
+    return _("Your %(artefact)s lets you discard any 1 card from your hand — %(rule)s.") % {
+        "artefact": artefact_name(art.id, content),
+        "rule": _DISCARD_RULES.get(art.type, "R102"),
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,14 +120,25 @@ def _unique(values: Any) -> list[Any]:
     return out
 
 
+def _target_option(ctx: _Context, value: str, owner: int | None, name: str) -> dict[str, Any]:
+    """One entry of a target list: ``{"value", "label" ("Sceptre of Rage — Bot 1", or "… (yours)" for the
+    viewer's own), "own"}``."""
+    own = owner is not None and owner == ctx.me
+    who = _("(yours)") if own else (ctx.name(owner) if owner is not None else "?")
+    return {"value": value, "label": f"{name} — {who}", "own": own}
+
+
+def _others_first(options: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Target options with the viewer's own listed last (issue 29: never the first, never pre-selected)."""
+    return sorted(options, key=lambda o: bool(o.get("own")))
+
+
 def _fracture_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
     options = []
     for a in actions:
         owner, name = artefact_owner(ctx.view, str(a["target"]))
-        options.append(
-            {"value": a["target"], "label": f"{name} — {ctx.name(owner) if owner is not None else '?'}"}
-        )
-    return options
+        options.append(_target_option(ctx, str(a["target"]), owner, name))
+    return _others_first(options)
 
 
 def _crown_form(ctx: _Context, uses: list[dict[str, Any]]) -> Any:
@@ -100,19 +147,27 @@ def _crown_form(ctx: _Context, uses: list[dict[str, Any]]) -> Any:
     form: dict[str, Any] = {"name": crown["name"] if crown else _("your crown"), "mode": "plain"}
     if any("artefact" in u for u in uses):
         form["mode"] = "corruption"
-        form["options"] = [
-            {
-                "value": f"{u['player']}:{u['artefact']}",
-                "label": artefact_owner(view, str(u["artefact"]))[1] + " — " + ctx.name(u["player"]),
-            }
-            for u in uses
-            if "artefact" in u
-        ]
+        form["options"] = _others_first(
+            [
+                _target_option(
+                    ctx,
+                    f"{u['player']}:{u['artefact']}",
+                    int(u["player"]),
+                    artefact_owner(view, str(u["artefact"]))[1],
+                )
+                for u in uses
+                if "artefact" in u
+            ]
+        )
     elif any("player" in u for u in uses):
         form["mode"] = "player"
-        form["options"] = [
-            {"value": u["player"], "label": ctx.name(u["player"])} for u in uses if "player" in u
-        ]
+        form["options"] = _others_first(
+            [
+                {"value": u["player"], "label": ctx.name(u["player"]), "own": u["player"] == me}
+                for u in uses
+                if "player" in u
+            ]
+        )
     elif any("card" in u for u in uses):
         discard = {c["id"]: c for c in view["players"][me]["discard"]} if me is not None else {}
         form["mode"] = "card"
@@ -121,6 +176,10 @@ def _crown_form(ctx: _Context, uses: list[dict[str, Any]]) -> Any:
             for u in uses
             if "card" in u
         ]
+    elif crown is not None and crown["ability"] == "order":
+        # the Crown of Order with no card to return does nothing (R101): the form says so, and using it
+        # anyway asks first (confirm.py)
+        form["idle"] = _("No card was discarded on a previous turn, so using it now changes nothing.")
     return form
 
 
@@ -195,27 +254,28 @@ def _respond_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
         # in turn (R37, issue 14): one target, played at once, after the answers of the seats before
         "in_turn": in_turn,
         "answers": answers,
-        "options": [
-            {
-                "value": t,
-                "label": artefact_owner(view, t)[1] + " — " + ctx.name(artefact_owner(view, t)[0] or 0),
-            }
-            for t in targets
-        ],
+        "options": _others_first(
+            [
+                _target_option(ctx, str(t), artefact_owner(view, t)[0], artefact_owner(view, t)[1])
+                for t in targets
+            ]
+        ),
         "ranks": range(1, 2 if in_turn else len(targets) + 1),
     }
 
 
 def _window_artefact(ctx: _Context, art_id: str) -> dict[str, str]:
     """An artefact of a response window: ``{"name", "who" (its owner's name), "text" (when and what, as
-    :func:`games.components.localized_view` wrote it)}``."""
+    :func:`games.components.localized_view` wrote it: to its owner "When you defend …", to anyone else
+    "When its owner defends …", issue 29)}``."""
     for player in ctx.view["players"]:
         for art in player["artefacts"]:
             if art["id"] == art_id:
+                mine = player["seat"] == ctx.me
                 return {
                     "name": art["name"],
                     "who": ctx.name(player["seat"]),
-                    "text": str(art.get("text", "")),
+                    "text": str(art.get("text" if mine else "of_owner") or art.get("text", "")),
                 }
     return {"name": art_id, "who": "", "text": ""}
 
@@ -311,7 +371,7 @@ def decision_model(gv: GameView, names: dict[int, str], now: datetime) -> dict[s
 
     Returns:
         ``{"forms" (:func:`decision_forms`), "has_forms", "prompt" (the viewer's first prompt dict or
-        ``None``), "prompt_key", "headline", "my_deadline", "waiting_names", "waiting_deadline", "spectator",
+        ``None``), "prompt_key", "headline", "my_deadline", the keys of :func:`waiting_model`, "spectator",
         "sig" (12 hex digits that change when the decision does), "now", "why_not"
         (:func:`.why_not.why_not`), "undo" (:func:`.undo.undo_model`)}``.
     """
@@ -321,10 +381,10 @@ def decision_model(gv: GameView, names: dict[int, str], now: datetime) -> dict[s
     prompt = gv.my_prompts[0] if gv.my_prompts else None
     forms = decision_forms(gv, names)
     waiting_seats = sorted({int(p["seat"]) for p in view.get("prompts", []) if p["seat"] != me})
-    deadlines = [gv.deadlines[s] for s in waiting_seats if s in gv.deadlines]
+    waits = waiting_model(gv, waiting_seats, names)
     headline = ""
     if prompt is not None:
-        headline = str(PROMPT_HEADLINES.get(str(prompt["kind"]), _("The game waits for your decision.")))
+        headline = prompt_headline(prompt, view)
     undo = undo_model(gv, names)
     return {
         "forms": forms,
@@ -333,13 +393,48 @@ def decision_model(gv: GameView, names: dict[int, str], now: datetime) -> dict[s
         "prompt_key": prompt["key"] if prompt else "",
         "headline": headline,
         "my_deadline": gv.deadlines.get(me) if me is not None and prompt is not None else None,
-        "waiting_names": [names.get(s, "?") for s in waiting_seats],
-        "waiting_deadline": min(deadlines) if deadlines else None,
+        **waits,
         "spectator": me is None,
         "sig": _signature(gv, waiting_seats, undo),
         "now": now,
         "why_not": why_not(view, gv.legal, me),
         "undo": undo,
+    }
+
+
+def waiting_model(gv: GameView, waiting_seats: list[int], names: dict[int, str]) -> dict[str, Any]:
+    """Who the viewer waits for, in words that say no more than the viewer may know (issue 29 §1).
+
+    * In a Fracture window nobody is named: "Waiting for the other players" (a bot that thinks there, or
+      a person's pass held for the masking delay, would otherwise tell who holds Fracture).
+    * A seat a bot plays is never waited for with a deadline: it is "thinking" (a hard bot plays after the
+      request, :data:`games.services.play.DEFERRED_LEVELS`; the other levels answer inside it).
+    * People are named with the nearest deadline of theirs.
+
+    Args:
+        gv: the viewer's view. waiting_seats: the seats the game waits for, the viewer's own left out.
+        names: seat -> public name.
+
+    Returns:
+        ``{"waiting_window" (bool), "thinking_names", "waiting_names" (lists of names), "waiting_deadline"
+        (datetime or ``None``), "own_auto" (the sentence for a decision the server takes for the viewer,
+        or "")}``.
+    """
+    assert gv.view is not None
+    bots = stand_ins(gv.seats)
+    window = gv.view["window"] is not None and bool(waiting_seats)
+    people = [s for s in waiting_seats if s not in bots]
+    thinking = [] if window else [s for s in waiting_seats if s in bots]
+    deadlines = [gv.deadlines[s] for s in (waiting_seats if window else people) if s in gv.deadlines]
+    own_auto = ""
+    if PromptKind.CONFLICT in gv.auto_kinds:
+        own_auto = _("You hold one kind of conflict card, so it is placed face down for you (R68).")
+    return {
+        "waiting_window": window,
+        "thinking_names": [names.get(s, "?") for s in thinking],
+        "waiting_names": [] if window else [names.get(s, "?") for s in people],
+        "waiting_deadline": min(deadlines) if deadlines else None,
+        "own_auto": own_auto,
     }
 
 

@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy
 from games import engine
 from games.models import Game
 from games.selectors import GameView
-from games.web.presenters.common import seat_style
+from games.web.presenters.common import place_labels, seat_style
 
 TURN_STEPS = (
     gettext_lazy("Place three knights"),
@@ -137,9 +137,10 @@ def _battle_model(gv: GameView, battle: engine.BattleView, names: dict[int, str]
     view = gv.view
     assert view is not None
     tile = next((t for t in view["map"] if t["id"] == battle["pos"]), None)
+    label = place_labels(view).get(battle["pos"])  # the map's name, never the id (issue 29)
     return {
         "pos": battle["pos"],
-        "tile": tile.get("name") if tile else battle["pos"],
+        "tile": label[0] if label else str(tile.get("name", "")) if tile else "",
         "castle": battle["castle"],
         "step": battle["step"],
         "steps": [
