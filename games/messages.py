@@ -153,6 +153,13 @@ SERVICE_MESSAGES: dict[str, Promise] = {
     ),
     "this game is not in progress": gettext_lazy("This game is not in progress."),
     "you have no seat in this game": gettext_lazy("You have no seat in this game."),
+    "you have resigned from this game": gettext_lazy(
+        "You have resigned from this game: a bot plays your seat to the end."
+    ),
+    "you have played since this email was sent": gettext_lazy(
+        "You have played since this email was sent, so its moves were written for an earlier position."
+    ),
+    "no such player at this table": gettext_lazy("There is no such player at this table."),
     "the game has moved on; reload and try again": gettext_lazy(
         "The game has moved on. Reload the page and try again."
     ),

@@ -113,6 +113,10 @@ class Seat(models.Model):
     #: Issue 19: this player agrees that the game's chat goes into its exported record (it does only when
     #: every seated person agrees).
     chat_in_export = models.BooleanField(default=False)
+    #: Issue 30: when this player resigned (by the page or a ``resign`` reply). A stand-in bot plays the seat
+    #: on for good (``missed_deadlines`` is set to ``ABSENT_AFTER_MISSES`` too, so every absence rule holds),
+    #: the player may no longer act or come back, and the ratings place them last.
+    resigned_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ("number",)

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games.web import chat, history, invites, views
+from games.web import chat, history, invites, resign, views
 
 app_name = "games"
 urlpatterns = [
@@ -32,6 +32,7 @@ urlpatterns = [
     path("games/<int:game_id>/act/", views.act, name="act"),
     path("games/<int:game_id>/undo/", views.undo, name="undo"),
     path("games/<int:game_id>/back/", views.lobby_action, {"action": "back"}, name="back"),
+    path("games/<int:game_id>/resign/", resign.resign, name="resign"),
     path("games/<int:game_id>/poll/", views.poll, name="poll"),
     path("games/<int:game_id>/partial/<str:name>/", views.partial, name="partial"),
     path("games/<int:game_id>/chat/", chat.chat, name="chat"),

@@ -136,6 +136,8 @@ def content_for(n: Notification, user: User, now: datetime, prompt: Prompt | Non
         _full_play(c, n, gv, user)
     elif n.kind == Notification.Kind.REPLY:
         _full_play(c, n, gv, user, moves=False)  # the new position, though nothing waits for them now
+        # issue 30: an answer to commands can be answered with more (a resignation's confirmation, say …)
+        c.replyable = c.replyable or (bool(n.data.get("commands")) and gv.seat is not None)
     for entry in reversed(gv.log[:4] if visible else []):
         c.log.extend(entry["lines"])
     c.log = c.log[-8:]
@@ -154,7 +156,7 @@ def _full_play(c: EmailContent, n: Notification, gv: GameView, user: User, *, mo
     # The position the email shows: a reply is refused if its player has played since (from the site, the
     # API or another reply), so its moves are never applied on top of the same moves made elsewhere.
     n.data = {**n.data, SHOWN_SEQ: gv.game.seq}
-    if not user.email_play:
+    if not user.email_play and not n.data.get("full"):  # issue 30: "help" and "status" show it to everyone
         return
     c.position = position_for(gv.view, gv.names, gv.seat)
     c.details = [line for line in c.details if line not in c.position.battle]  # said once, in the position

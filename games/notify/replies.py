@@ -66,7 +66,8 @@ def reply_result(n: Notification, gv: GameView, title: str) -> tuple[str, str, l
     """Subject, headline and sentences of the result email ``n`` (kind ``reply``) for its recipient.
 
     ``n.data`` holds ``refused`` (a reason code), or ``applied`` (lines), ``error`` (``{"line", "text",
-    "message", "params"}`` or ``None``) and ``ignored`` (lines read as a signature)."""
+    "message", "params"}`` or ``None``), ``ignored`` (lines read as a signature) and ``commands`` (issue 30:
+    ``[{"line", "lines", "ok"}]``, what each command of the reply did, already in the reader's words)."""
     data = n.data
     subject = _("Re: %(subject)s") % {"subject": data.get("subject") or title}
     details: list[str] = []
@@ -75,6 +76,8 @@ def reply_result(n: Notification, gv: GameView, title: str) -> tuple[str, str, l
     else:
         applied = list(data.get("applied", []))
         error = data.get("error")
+        # issue 30: what the reply's commands did (help, status, say…: games.services.mail_commands)
+        commands = list(data.get("commands", []))
         if applied:
             headline = ngettext(
                 "Your move in “%(title)s” was applied:",
@@ -82,8 +85,13 @@ def reply_result(n: Notification, gv: GameView, title: str) -> tuple[str, str, l
                 len(applied),
             ) % {"title": title, "n": len(applied)}
             details += [f"✓ {line}" for line in applied]
+        elif commands:
+            headline = _("Your reply to “%(title)s” was read:") % {"title": title}
         else:
             headline = _("Nothing of your reply to “%(title)s” was applied.") % {"title": title}
+        for command in commands:  # each command as written, then what it did (worded when it ran)
+            details.append(f"{'»' if command.get('ok') else '✗'} {command.get('line', '')}")
+            details += [str(line) for line in command.get("lines", [])]
         if error:
             details.append(_failed_text(error))
             if error.get("params", {}).get("legal"):

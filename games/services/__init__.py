@@ -39,6 +39,7 @@ from games.services.play import (
     seat_return,
 )
 from games.services.projection import vacation_apply
+from games.services.resign import seat_resign
 from games.services.tutorial import GUIDED_TURN, tutorial_start
 from games.services.undo import Takeback, UndoRefused, UndoResult, action_undo, takeback_for
 
@@ -75,6 +76,7 @@ __all__ = [
     "seat_add_bot",
     "seat_join",
     "seat_leave",
+    "seat_resign",
     "seat_return",
     "seats_fill_with_bots",
     "standing_order_add",

@@ -35,7 +35,7 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 from accounts.models import User
 from games import engine
 from games.models import ActionRecord, ChatMessage, Game, InboundMail, Notification, Prompt
-from games.services import chat
+from games.services import chat, mail_commands
 from games.services.errors import ServiceError
 from games.services.locks import game_state, lock_with_seats
 from games.services.mail_reading import (
@@ -255,6 +255,8 @@ def _process(mail: InboundMail, now: datetime) -> None:
     assert reply is not None
     if origin.kind in CHAT_KINDS:
         return _chat_reply(mail, reply, origin, owner, now)
+    if mail_commands.has_command(reply.lines[:MAX_LINES], origin):  # issue 30: help, status, say, undo…
+        return mail_commands.mail_commands_run(mail, reply, origin, owner, now)
     game, _seats = lock_with_seats(origin.game_id)
     if game.status != Game.Status.ACTIVE:
         stale = "over"
@@ -286,8 +288,12 @@ def holds_move(lines: list[str]) -> bool:
     """Whether a reply's ``lines`` hold anything meant as play: a number (one of the email's moves) or a
     line that begins with a move's word in any of the four languages (``engine.names_a_move``: a mistyped
     move counts, and is answered with its error). An auto-responder's "I am away until Monday" holds none,
-    and is answered at most once an hour (issue 30)."""
-    return any(line.rstrip(".").isdigit() or engine.names_a_move(line) for line in lines)
+    and is answered at most once an hour (issue 30). A command (``help``, ``say …``:
+    :func:`games.services.mail_commands.is_command`) counts too."""
+    return any(
+        line.rstrip(".").isdigit() or engine.names_a_move(line) or mail_commands.is_command(line)
+        for line in lines
+    )
 
 
 #: Notification kinds of chat emails (issue 19): a reply to one posts its text to the same conversation.

@@ -238,6 +238,8 @@ def action_submit(
             if mine is None:
                 raise Forbidden("you have no seat in this game")
             seat = mine.number
+        if any(s.number == seat and s.resigned_at is not None for s in seats):
+            raise Forbidden("you have resigned from this game")  # issue 30: a stand-in plays it for good
         state = game_state(game)
         if expected_seq != game.seq:
             # Only decisions several seats answer at once may bypass expected_seq (architecture §3): a
@@ -265,7 +267,7 @@ def stand_ins(seats: list[Seat]) -> dict[int, str]:
     Tactical Advance; issue 17)."""
     out = {s.number: s.level for s in seats if s.is_bot}
     for s in seats:
-        if not s.is_bot and s.missed_deadlines >= settings.ABSENT_AFTER_MISSES:
+        if not s.is_bot and (s.missed_deadlines >= settings.ABSENT_AFTER_MISSES or s.resigned_at is not None):
             out[s.number] = STAND_IN
     return out
 
@@ -281,7 +283,8 @@ def seat_return(*, game_id: int, user: User) -> Seat:
     """ "I'm back": an absent player takes their seat back from the bot (the miss count restarts).
 
     Raises:
-        NotFound, Forbidden (no seat), Conflict (the game is not in progress).
+        NotFound, Forbidden (no seat), Conflict (the game is not in progress, or the player resigned:
+        issue 30).
     """
     with transaction.atomic():
         game, seats = lock_with_seats(game_id)
@@ -290,6 +293,8 @@ def seat_return(*, game_id: int, user: User) -> Seat:
         mine = next((s for s in seats if s.user_id == user.pk), None)
         if mine is None:
             raise Forbidden("you have no seat in this game")
+        if mine.resigned_at is not None:
+            raise Conflict("you have resigned from this game")  # issue 30: resigning is for good
         mine.missed_deadlines = 0
         mine.save(update_fields=["missed_deadlines"])
         return mine

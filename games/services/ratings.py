@@ -5,9 +5,10 @@ finishing order when a rated game ends, inside the transaction that ends it, exa
 Finishing order: the winners first (R3: the first to reach the victory VP at the end of a turn; Allegiance
 teams win together, R105), then the others by their VP at the end; equal VP share a place (OpenSkill's
 ``ranks`` with ties). A player absent at the end (a bot was standing in after ``ABSENT_AFTER_MISSES``
-missed turns, i.e. the player abandoned the game) is placed last, whatever the VP. Allegiance games rate
-teams: each team is one OpenSkill team, placed by winning, then by the team's VP total; a team with an
-absent member is placed last. Games with a bot seat and imported records are unrated.
+missed turns, i.e. the player abandoned the game, or the player resigned, issue 30) is placed last,
+whatever the VP. Allegiance games rate teams: each team is one OpenSkill team, placed by winning, then by
+the team's VP total; a team with an absent member is placed last. Games with a bot seat and imported
+records are unrated.
 
 Every rated game updates two pools: ``"all"`` and the pool of its player count (``"2"`` … ``"6"``).
 """
@@ -43,7 +44,11 @@ def finishing_groups(state: engine.GameState, seats: Sequence[Seat]) -> tuple[li
     """
     vp = engine.victory_points(state)
     by_number = {s.number: s for s in seats}
-    absent = {s.number for s in seats if s.missed_deadlines >= settings.ABSENT_AFTER_MISSES}
+    absent = {
+        s.number
+        for s in seats
+        if s.missed_deadlines >= settings.ABSENT_AFTER_MISSES or s.resigned_at is not None  # issue 30
+    }
     groups: dict[int, list[int]] = {}
     for p in state.players:
         team = p.team if p.team >= 0 else 100 + p.seat

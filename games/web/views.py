@@ -253,8 +253,13 @@ def page_context(request: HttpRequest, gv: GameView, **extra: Any) -> dict[str, 
         "panel_key": f"{gv.game.pk}.{gv.game.seq}.{seat}.{get_language()}.{tz}.{_names_digest(gv)}",
         "log_minute": int(now.timestamp() // 60),
         "absent": any(
-            s.number == gv.seat and s.missed_deadlines >= settings.ABSENT_AFTER_MISSES for s in gv.seats
+            s.number == gv.seat
+            and s.missed_deadlines >= settings.ABSENT_AFTER_MISSES
+            and s.resigned_at is None
+            for s in gv.seats
         ),
+        # issue 30: resigned (a bot plays the seat for good); a seated player of a game in progress may resign
+        "resigned": any(s.number == gv.seat and s.resigned_at is not None for s in gv.seats),
         "game": gv.game,
         "gv": gv,
         "view": gv.view,

@@ -1,0 +1,560 @@
+"""Commands in a reply to a game email (issue 30, "Commands, as the email judges had them"): a line may be
+a command instead of a move, in any of the site's four languages, whatever its case and accents.
+
+========================  ====================================================================================
+``help``                  the commands, and the answer carries the position and the moves legal now
+``status`` / ``map``      the position, the text map and the player's hand (their own view only)
+``history [n]``           the last ``n`` lines of the log, as the seat may read it (default 10, at most 40)
+``orders`` / ``clear``    the standing orders for this game and for all games / remove this game's
+``undo [n]``              take back the seat's own last ``n`` steps (default 1), as the page's undo
+``resign``                asks for a confirmation; ``resign`` (or ``yes``) in a reply to that question resigns
+``away until <date>``     an away period from now until the date (the profile's vacation); ``back`` ends it
+``say <text>``            a message to the table chat; ``say @Name <text>``: a private message to them
+========================  ====================================================================================
+
+Each command goes through the service the page uses (:func:`games.services.undo.action_undo`,
+:func:`games.services.resign.seat_resign`, :func:`games.services.chat.chat_post` with its own rules and
+limits, :func:`games.services.projection.vacation_apply`, :func:`games.services.play.seat_return`,
+:func:`games.services.orders.standing_order_delete`, the per-viewer :func:`games.selectors.game_view`), so
+a reply can do nothing the page would not let the player do. Its words (:data:`COMMANDS`) are never a move's
+word in any language (a test checks :func:`games.engine.names_a_move`).
+
+:func:`mail_commands_run` reads a reply whose lines hold a command (:func:`has_command`): lines run in
+order, runs of move lines through :mod:`games.services.inbox`'s own batch, and the one answer says what each
+command did (``Notification.data["commands"]``, worded in the player's language when the mail is processed).
+Replies to chat emails are not read for commands: their text is posted as it is (issue 19).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import zoneinfo
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+from typing import TYPE_CHECKING, Any
+
+from django.db import transaction
+from django.utils import formats, translation
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from accounts.models import User, away_period_errors
+from games import engine
+from games.components import artefact_name
+from games.messages import service_message
+from games.models import Game, InboundMail, Notification, Seat, StandingOrder
+from games.selectors import LOG_LENGTH, game_view
+from games.services import chat
+from games.services.errors import ServiceError
+from games.services.orders import standing_order_delete
+from games.services.play import seat_return
+from games.services.projection import vacation_apply
+from games.services.resign import seat_resign
+from games.services.undo import action_undo
+
+if TYPE_CHECKING:
+    from games.services.mail_reading import Reply
+
+#: Each command's words, by language (the first is the one ``help`` shows in that language). Phrases of two
+#: words ("ge upp") are matched as such; the longest phrase that fits wins ("away until" before "away").
+COMMANDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "help": {"en": ("help", "?"), "sv": ("hjälp",), "pl": ("pomoc",), "ko": ("도움말", "도움")},
+    "status": {"en": ("status",), "sv": ("läge", "status"), "pl": ("stan", "status"), "ko": ("상태", "현황")},
+    "map": {"en": ("map",), "sv": ("karta",), "pl": ("mapa",), "ko": ("지도",)},
+    "history": {"en": ("history", "log"), "sv": ("historik", "logg"), "pl": ("historia",), "ko": ("기록",)},
+    "orders": {"en": ("orders",), "sv": ("ordrar",), "pl": ("rozkazy",), "ko": ("명령",)},
+    "clear": {"en": ("clear",), "sv": ("rensa",), "pl": ("wyczyść",), "ko": ("지우기",)},
+    "undo": {"en": ("undo",), "sv": ("ångra",), "pl": ("cofnij",), "ko": ("되돌리기", "취소")},
+    "resign": {"en": ("resign",), "sv": ("ge upp",), "pl": ("poddaję się", "poddaj się"), "ko": ("기권",)},
+    "away": {
+        "en": ("away until", "away"),
+        "sv": ("borta till", "borta"),
+        "pl": ("nieobecny do", "nieobecna do", "nieobecny", "nieobecna"),
+        "ko": ("부재",),
+    },
+    "back": {"en": ("back",), "sv": ("tillbaka",), "pl": ("wracam",), "ko": ("복귀",)},
+    "say": {"en": ("say",), "sv": ("säg",), "pl": ("powiedz",), "ko": ("말하기",)},
+}
+#: The words that confirm a resignation, only in a reply to the email that asked (with the resign word).
+YES: dict[str, tuple[str, ...]] = {"en": ("yes",), "sv": ("ja",), "pl": ("tak",), "ko": ("예", "네")}
+#: Commands that take nothing after their word (a line "back on Monday" is no command).
+_BARE = frozenset({"help", "status", "map", "orders", "clear", "resign", "back"})
+#: Commands whose optional argument is a count.
+_COUNTED = frozenset({"history", "undo"})
+#: ``history`` without a count shows this many lines.
+HISTORY_DEFAULT = 10
+#: ``Notification.data`` keys of an answer: the command outputs, whether the answer shows the position and
+#: the moves whatever the player's email settings, and whether it asks to confirm a resignation.
+COMMANDS_KEY, FULL_KEY, RESIGN_ASKED = "commands", "full", "resign_asked"
+#: The Korean particle "until" written after a date ("2026-12-24까지").
+_KO_UNTIL = "까지"
+
+
+def fold(text: str) -> str:
+    """``text`` compared loosely: NFKC, case-folded, Latin accents removed (``ångra`` -> ``angra``, ``ł`` ->
+    ``l``), runs of white space as one space, trailing ``.`` and ``!`` dropped. Hangul syllables are kept
+    whole (NFD would split them into jamo)."""
+    out = []
+    for ch in unicodedata.normalize("NFKC", text).casefold():
+        if "\uac00" <= ch <= "\ud7a3":
+            out.append(ch)
+            continue
+        base = "".join(c for c in unicodedata.normalize("NFD", ch) if not unicodedata.combining(c))
+        out.append({"ł": "l", "ø": "o", "đ": "d"}.get(base, base))
+    return " ".join("".join(out).split()).rstrip(".!").strip()
+
+
+def _phrases() -> list[tuple[str, str]]:
+    """``(folded phrase, command)`` for every word of every language, longest phrase first."""
+    pairs = {
+        (fold(word), name) for name, langs in COMMANDS.items() for words in langs.values() for word in words
+    }
+    return sorted(pairs, key=lambda pair: (-len(pair[0]), pair[0]))
+
+
+_PHRASES = _phrases()
+_YES = frozenset(fold(word) for words in YES.values() for word in words)
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command line: ``name`` (a key of :data:`COMMANDS`, or ``"yes"``), ``arg`` (what follows the
+    command's words, as written: a count, a date or a chat message; ``""`` when none) and ``line``."""
+
+    name: str
+    arg: str
+    line: str
+
+
+def read_command(line: str, confirming: bool = False) -> Command | None:
+    """The command ``line`` is, or ``None`` (a move, a signature or anything else).
+
+    Args:
+        line: one line of a reply, as the player wrote it.
+        confirming: the reply answers an email that asked to confirm a resignation, so a bare "yes" (in
+            any of the four languages) is a command too.
+
+    Returns:
+        The command, with its argument as written (case and accents kept). A command that takes nothing
+        (:data:`_BARE`) with something after it, a count that is not a number, or ``away`` without a date
+        :func:`read_until` reads, is no command.
+    """
+    folded = fold(line)
+    if confirming and folded in _YES:
+        return Command("yes", "", line)
+    for phrase, name in _PHRASES:
+        if folded != phrase and not folded.startswith(phrase + " "):
+            continue
+        words = len(phrase.split())
+        parts = line.strip().split(None, words)
+        arg = parts[words].strip() if len(parts) > words else ""
+        if name in _BARE and fold(arg):
+            return None
+        if name in _COUNTED and arg and not arg.rstrip(".").isdigit():
+            return None
+        if name == "say" and not arg:
+            return None
+        if name == "away" and read_until(arg, zoneinfo.ZoneInfo("UTC")) is None:
+            return None  # "Away until Monday", an auto-responder's words, is no command (issue 30: no loop)
+        return Command(name, arg, line)
+    return None
+
+
+def has_command(lines: list[str], origin: Notification) -> bool:
+    """Whether any of a reply's ``lines`` is a command (:func:`read_command`; a "yes" counts in a reply to
+    an email that asked to confirm a resignation)."""
+    confirming = bool(isinstance(origin.data, dict) and origin.data.get(RESIGN_ASKED))
+    return any(read_command(line, confirming) is not None for line in lines)
+
+
+def is_command(line: str) -> bool:
+    """Whether ``line`` is a command (for :func:`games.services.inbox.holds_move`: a mail of commands holds
+    something, so the hourly limit on answers to mails without a move does not apply to it)."""
+    return read_command(line) is not None
+
+
+@dataclass
+class Outcome:
+    """What one command did: ``lines`` (sentences in the player's language), ``ok`` (it did what was asked)
+    and ``flags`` (keys set on the answer: :data:`FULL_KEY`, :data:`RESIGN_ASKED`)."""
+
+    lines: list[str]
+    ok: bool = True
+    flags: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Context:
+    """Who a command acts for: ``game_id``, ``user`` (the address's verified owner), ``origin`` (the email
+    replied to) and ``now``."""
+
+    game_id: int
+    user: User
+    origin: Notification
+    now: datetime
+
+    @property
+    def language(self) -> str:
+        """The player's site language (``en`` when unset)."""
+        return self.user.language or "en"
+
+    def word(self, name: str) -> str:
+        """The first word of command ``name`` in the player's language."""
+        langs = COMMANDS[name]
+        return langs.get(self.language, langs["en"])[0]
+
+
+def run_command(command: Command, ctx: Context) -> Outcome:
+    """Run one command for ``ctx.user`` (call inside ``translation.override(ctx.user.language)``).
+
+    Returns:
+        Its :class:`Outcome`. A refusal of the service it uses is an outcome with ``ok`` false and the
+        refusal's own sentence (:func:`games.messages.service_message`): nothing is raised.
+    """
+    handler = _HANDLERS["resign" if command.name == "yes" else command.name]
+    try:
+        with transaction.atomic():  # a savepoint: a refused command leaves nothing behind
+            return handler(command, ctx)
+    except ServiceError as exc:
+        return Outcome([service_message(exc)], ok=False)
+
+
+def _help(command: Command, ctx: Context) -> Outcome:
+    """The commands with examples; the answer adds the position and the moves legal now."""
+    w = ctx.word
+    until = (ctx.now + timedelta(days=7)).date().isoformat()
+    lines = [
+        _("Besides moves, you can write these commands, each on a line of its own:"),
+        _("%(word)s: this list, with the moves you can make now") % {"word": w("help")},
+        _("%(status)s or %(map)s: the position, the map and your hand")
+        % {"status": w("status"), "map": w("map")},
+        _("%(word)s 10: the last 10 lines of the game's log") % {"word": w("history")},
+        _("%(orders)s: your standing orders; %(clear)s: remove this game's")
+        % {"orders": w("orders"), "clear": w("clear")},
+        _("%(word)s: take back your last step, as the page's undo (%(word)s 2: two steps)")
+        % {"word": w("undo")},
+        _("%(word)s: leave the game for good (you are asked to confirm first)") % {"word": w("resign")},
+        _("%(away)s %(date)s: away until that date; %(back)s: back again")
+        % {"away": w("away"), "date": until, "back": w("back")},
+        _("%(word)s Good luck!: to the table chat; %(word)s @Name …: to that player only")
+        % {"word": w("say")},
+    ]
+    return Outcome(lines, flags={FULL_KEY: True})
+
+
+def _status(command: Command, ctx: Context) -> Outcome:
+    """Who is to decide; the answer shows the position from the player's own view (never another
+    player's hand)."""
+    game = Game.objects.get(pk=ctx.game_id)
+    gv = game_view(game, ctx.user, with_log=False)
+    lines = [_("The position as you see it is below.")]
+    if gv.view is not None:
+        lines.insert(0, _("Turn %(turn)s.") % {"turn": gv.view["turn"]})
+    if gv.waiting_for:
+        lines.append(_("Waiting for: %(names)s") % {"names": ", ".join(gv.waiting_for)})
+    return Outcome(lines, flags={FULL_KEY: True})
+
+
+def _history(command: Command, ctx: Context) -> Outcome:
+    """The last ``n`` lines of the log, redacted for the player's seat as on the page."""
+    n = min(max(int(command.arg.rstrip(".") or HISTORY_DEFAULT), 1), LOG_LENGTH)
+    gv = game_view(Game.objects.get(pk=ctx.game_id), ctx.user)
+    lines = [line for entry in gv.log for line in reversed(entry["lines"])][:n]
+    if not lines:
+        return Outcome([_("Nothing has happened in this game yet.")])
+    head = ngettext("The last line of the log:", "The last %(n)s lines of the log:", len(lines)) % {
+        "n": len(lines)
+    }
+    return Outcome([head, *(f"- {line}" for line in reversed(lines))])
+
+
+def _order_text(order: StandingOrder) -> str:
+    text = str(StandingOrder.Rule(order.rule).label)
+    if order.artefact:
+        text += f": {artefact_name(order.artefact)}"
+    if order.game_id is None:
+        text += " " + _("(all your games)")
+    return text
+
+
+def _my_orders(ctx: Context) -> list[StandingOrder]:
+    rows = StandingOrder.objects.filter(user=ctx.user)
+    return [o for o in rows if o.game_id in (None, ctx.game_id)]
+
+
+def _orders(command: Command, ctx: Context) -> Outcome:
+    """The player's standing orders for response windows that apply in this game."""
+    orders = _my_orders(ctx)
+    if not orders:
+        return Outcome([_("No standing orders: you answer every response window yourself.")])
+    return Outcome([_("Your standing orders:"), *(f"- {_order_text(o)}" for o in orders)])
+
+
+def _clear(command: Command, ctx: Context) -> Outcome:
+    """Remove the player's standing orders for this game (those for all games stay: they are not this
+    game's to clear)."""
+    orders = _my_orders(ctx)
+    mine = [o for o in orders if o.game_id == ctx.game_id]
+    for order in mine:
+        standing_order_delete(user=ctx.user, order_id=order.pk)
+    lines = [
+        ngettext(
+            "%(n)s standing order of this game removed.",
+            "%(n)s standing orders of this game removed.",
+            len(mine),
+        )
+        % {"n": len(mine)}
+    ]
+    if len(orders) > len(mine):
+        lines.append(_("Your standing orders for all your games stay; change them on the site."))
+    return Outcome(lines)
+
+
+def _undo(command: Command, ctx: Context) -> Outcome:
+    """Take back the seat's own last steps through the page's undo (same rule: only back to new
+    information)."""
+    steps = int(command.arg.rstrip(".") or 1)
+    seq = Game.objects.values_list("seq", flat=True).get(pk=ctx.game_id)
+    result = action_undo(game_id=ctx.game_id, user=ctx.user, expected_seq=seq, steps=steps)
+    n = len(result.undone)
+    return Outcome(
+        [ngettext("%(n)s step taken back.", "%(n)s steps taken back.", n) % {"n": n}], flags={FULL_KEY: True}
+    )
+
+
+def _resign(command: Command, ctx: Context) -> Outcome:
+    """Ask to confirm, or, in a reply to the email that asked, resign (:func:`seat_resign`)."""
+    asked = isinstance(ctx.origin.data, dict) and ctx.origin.data.get(RESIGN_ASKED)
+    if asked:
+        seat_resign(game_id=ctx.game_id, user=ctx.user, now=ctx.now)
+        return Outcome(
+            [_("You have resigned. A bot plays your seat to the end, and the ratings will place you last.")]
+        )
+    title = Game.objects.values_list("title", flat=True).get(pk=ctx.game_id)
+    text = _(
+        "Do you really want to resign from “%(title)s”? A bot will play your seat to the end, and the "
+        "ratings will place you last. To confirm, reply to this email with “%(word)s” or “%(yes)s”."
+    ) % {"title": title, "word": ctx.word("resign"), "yes": YES.get(ctx.language, YES["en"])[0]}
+    return Outcome([text], flags={RESIGN_ASKED: True})
+
+
+#: Date forms ``away until`` reads: ISO (``2026-12-24``, with a time ``2026-12-24 18:00``), and the dotted
+#: and slashed forms with the year first (Korean, ``2026.12.24``) or last (Swedish, Polish: ``24.12.2026``).
+_DATE_FORMS = (
+    (re.compile(r"^(\d{4})[-./](\d{1,2})[-./](\d{1,2})\.?(?:[ T](\d{1,2}):(\d{2}))?$"), ("y", "m", "d")),
+    (re.compile(r"^(\d{1,2})[./](\d{1,2})[./](\d{4})(?: (\d{1,2}):(\d{2}))?$"), ("d", "m", "y")),
+)
+
+
+def read_until(text: str, zone: zoneinfo.ZoneInfo) -> datetime | None:
+    """The end of an away period written as ``text``: a date (the start of that day, when the player is
+    back) or a date and time, in the player's time zone ``zone``; ``None`` when it is no such date. A Korean
+    ``까지`` ("until") after it is allowed."""
+    text = " ".join(text.replace(_KO_UNTIL, " ").split()).rstrip(".").strip()
+    for pattern, order in _DATE_FORMS:
+        match = pattern.match(text)
+        if match is None:
+            continue
+        parts = dict(zip(order, (int(g) for g in match.groups()[:3]), strict=True))
+        hour, minute = (int(match.group(4)), int(match.group(5))) if match.group(4) else (0, 0)
+        try:
+            return datetime.combine(date(parts["y"], parts["m"], parts["d"]), time(hour, minute), tzinfo=zone)
+        except ValueError:
+            return None
+    return None
+
+
+def _zone(user: User) -> zoneinfo.ZoneInfo:
+    try:
+        return zoneinfo.ZoneInfo(user.time_zone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return zoneinfo.ZoneInfo("UTC")
+
+
+def _away(command: Command, ctx: Context) -> Outcome:
+    """An away period from now until the date, checked and stored as the profile stores it (and the open
+    clocks re-timed, :func:`vacation_apply`)."""
+    zone = _zone(ctx.user)
+    until = read_until(command.arg, zone)
+    if until is None:
+        example = (ctx.now + timedelta(days=7)).astimezone(zone).date().isoformat()
+        return Outcome([_("Write the date as %(example)s.") % {"example": example}], ok=False)
+    user = User.objects.select_for_update().get(pk=ctx.user.pk)
+    start = user.away_from if user.away_at(ctx.now) and user.away_from is not None else ctx.now
+    errors = away_period_errors(start, until, ctx.now)
+    if errors:
+        return Outcome(errors, ok=False)
+    user.away_from, user.away_until = start, until
+    user.save(update_fields=["away_from", "away_until"])
+    vacation_apply(user=user)
+    when = formats.date_format(until.astimezone(zone), "DATETIME_FORMAT")
+    return Outcome([_("You are away until %(when)s.") % {"when": when}])
+
+
+def _back(command: Command, ctx: Context) -> Outcome:
+    """End the away period (as the profile does) and, when a bot stands in for the seat after missed
+    turns, take the seat back (the page's "I'm back", :func:`seat_return`)."""
+    user = User.objects.select_for_update().get(pk=ctx.user.pk)
+    lines = []
+    if user.away_from is not None or user.away_until is not None:
+        user.away_from = user.away_until = None
+        user.save(update_fields=["away_from", "away_until"])
+        vacation_apply(user=user)
+        lines.append(_("Your away period is over."))
+    seat = Seat.objects.filter(game_id=ctx.game_id, user=user).first()
+    if seat is not None and seat.missed_deadlines and seat.resigned_at is None:
+        seat_return(game_id=ctx.game_id, user=user)
+        lines.append(_("Welcome back: your seat is yours again."))
+    return Outcome(lines or [_("You were not away.")])
+
+
+def _say(command: Command, ctx: Context) -> Outcome:
+    """Post to the table chat, or privately to the player named after ``@``, through the chat's own
+    service (its rules, limits and suspensions)."""
+    text = command.arg
+    channel = "table"
+    to_name = ""
+    if text.startswith("@"):
+        game = Game.objects.prefetch_related("seats__user").get(pk=ctx.game_id)
+        others = [s for s in game.seats.all() if s.user_id is not None and s.user_id != ctx.user.pk]
+        rest = fold(text[1:])
+        for seat in sorted(others, key=lambda s: -len(s.name)):
+            name = fold(seat.name)
+            if name and (rest == name or rest.startswith(name + " ")):
+                channel, to_name = f"p{seat.number}", seat.name
+                text = _after_name(command.arg, seat.name)
+                break
+        else:
+            return Outcome([service_message(ServiceError("no such player at this table"))], ok=False)
+    chat.chat_post(game_id=ctx.game_id, user=ctx.user, channel=channel, text=text, now=ctx.now)
+    if to_name:
+        return Outcome([_("Sent to %(name)s: %(text)s") % {"name": to_name, "text": text}])
+    return Outcome([_("Posted to the table chat: %(text)s") % {"text": text}])
+
+
+def _after_name(arg: str, name: str) -> str:
+    """The message after ``@Name`` in ``arg`` (the name matched loosely: case, accents and spaces)."""
+    words = len(name.split())
+    parts = arg[1:].strip().split(None, words)
+    return parts[words].strip() if len(parts) > words else ""
+
+
+_HANDLERS = {
+    "help": _help,
+    "status": _status,
+    "map": _status,
+    "history": _history,
+    "orders": _orders,
+    "clear": _clear,
+    "undo": _undo,
+    "resign": _resign,
+    "away": _away,
+    "back": _back,
+    "say": _say,
+}
+
+
+def mail_commands_run(
+    mail: InboundMail, reply: Reply, origin: Notification, owner: User, now: datetime
+) -> None:
+    """Read a reply that holds a command (:func:`has_command`) for ``owner`` and answer it once (the one
+    call site in :func:`games.services.inbox._process`, after the checks of who may act).
+
+    Lines run in order: each command through :func:`run_command`; each run of move lines through the
+    inbox's batch (:func:`games.services.inbox._apply_lines`), refused as a whole reply of moves would be
+    when the game is over, the decision has been made or the player has played since the email (checked
+    once, before anything of this mail runs). A failing move stops the mail there, as in a reply of moves;
+    a refused command does not. Once something has run, a line that is neither a command nor a move ends
+    the mail as a signature. ``mail`` gets its status (``applied`` or ``stopped``) and its ``applied``
+    count (moves and commands that did what was asked).
+
+    The answer (:func:`games.services.inbox._answer`, kind ``reply``) holds ``applied``, ``error`` and
+    ``ignored`` as for moves, plus :data:`COMMANDS_KEY`: ``[{"line": the command as written, "lines":
+    sentences, "ok": bool}]`` and the flags of the commands (:data:`FULL_KEY`, :data:`RESIGN_ASKED`).
+    """
+    from games.services import inbox  # the caller: its batch of moves and its one answer
+
+    assert origin.game_id is not None  # checked by the caller
+    lines = reply.lines[: inbox.MAX_LINES]
+    mail.lines = lines
+    confirming = bool(isinstance(origin.data, dict) and origin.data.get(RESIGN_ASKED))
+    commands = [read_command(line, confirming) for line in lines]
+    stale = _stale(origin) if any(c is None for c in commands) else ""
+    ctx = Context(origin.game_id, owner, origin, now)
+    moves = list(origin.data.get("moves", [])) if isinstance(origin.data, dict) else []
+    applied: list[str] = []
+    outputs: list[dict[str, Any]] = []
+    flags: dict[str, Any] = {}
+    error: dict[str, Any] | None = None
+    ignored: list[str] = []
+    done = 0
+    run: list[tuple[int, str]] = []
+
+    def flush() -> dict[str, Any] | None:
+        """Apply the run of move lines gathered so far; the error that stopped it, if one did."""
+        nonlocal done
+        if not run:
+            return None
+        first, text = run[0]
+        texts = [t for _n, t in run]
+        run.clear()
+        if stale:
+            return {"line": first, "text": text, "message": _STALE[stale], "params": {}}
+        batch = inbox._apply_lines(origin.game_id or 0, owner, texts, moves)
+        applied.extend(batch.applied)
+        done += len(batch.applied)
+        if batch.error is not None:
+            return {**batch.error, "line": first + int(batch.error["line"]) - 1}
+        return None
+
+    with translation.override(ctx.language):
+        for n, (line, command) in enumerate(zip(lines, commands, strict=True), start=1):
+            if command is None:
+                if (done or outputs or run) and not _names_a_move(line):
+                    ignored = lines[n - 1 :]  # a signature
+                    break
+                run.append((n, line))
+                continue
+            error = flush()
+            if error is not None:
+                break
+            outcome = run_command(command, ctx)
+            outputs.append({"line": line, "lines": outcome.lines, "ok": outcome.ok})
+            flags.update(outcome.flags)
+            done += outcome.ok
+        if error is None:
+            error = flush()
+    mail.applied = done
+    mail.status = InboundMail.Status.STOPPED if error else InboundMail.Status.APPLIED
+    data = {"applied": applied, "error": error, "ignored": ignored, COMMANDS_KEY: outputs, **flags}
+    inbox._answer(mail, owner, origin, data, inbox._subject(reply), content=True, now=now)
+
+
+def _names_a_move(line: str) -> bool:
+    """Whether ``line`` is meant as a move: a number from the email's list, or a move's word."""
+    return line.rstrip(".").isdigit() or engine.names_a_move(line)
+
+
+#: A reply's stale reasons (:func:`_stale`) as the service messages a failed line is worded by.
+_STALE = {
+    "over": "this game is not in progress",
+    "moved_on": "this decision has already been made",
+    "played_since": "you have played since this email was sent",
+}
+
+
+def _stale(origin: Notification) -> str:
+    """Why the moves of a reply to ``origin`` may not be applied (``""``: they may), as for a reply of moves
+    only: ``over``, ``moved_on`` or ``played_since``."""
+    from games.services import inbox
+
+    assert origin.game_id is not None
+    status = Game.objects.values_list("status", flat=True).get(pk=origin.game_id)
+    if status != Game.Status.ACTIVE:
+        return "over"
+    if not inbox._still_open(origin):
+        return "moved_on"
+    if inbox._played_since(origin):
+        return "played_since"
+    return ""
