@@ -13,6 +13,7 @@ from django.utils.translation import ngettext
 
 from games.messages import service_message
 from games.models import Notification
+from games.notify.commands import command_lines
 from games.selectors import GameView
 
 
@@ -67,7 +68,8 @@ def reply_result(n: Notification, gv: GameView, title: str) -> tuple[str, str, l
 
     ``n.data`` holds ``refused`` (a reason code), or ``applied`` (lines), ``error`` (``{"line", "text",
     "message", "params"}`` or ``None``), ``ignored`` (lines read as a signature) and ``commands`` (issue 30:
-    ``[{"line", "lines", "ok"}]``, what each command of the reply did, already in the reader's words)."""
+    ``[{"line", "command", "ok", "result", "error"}]``, what each command of the reply did: worded by
+    :func:`games.notify.commands.command_lines`)."""
     data = n.data
     subject = _("Re: %(subject)s") % {"subject": data.get("subject") or title}
     details: list[str] = []
@@ -89,9 +91,9 @@ def reply_result(n: Notification, gv: GameView, title: str) -> tuple[str, str, l
             headline = _("Your reply to “%(title)s” was read:") % {"title": title}
         else:
             headline = _("Nothing of your reply to “%(title)s” was applied.") % {"title": title}
-        for command in commands:  # each command as written, then what it did (worded when it ran)
+        for command in commands:  # each command as written, then what it did, from the reader's view
             details.append(f"{'»' if command.get('ok') else '✗'} {command.get('line', '')}")
-            details += [str(line) for line in command.get("lines", [])]
+            details += command_lines(command, gv, n.recipient, title)
         if error:
             details.append(_failed_text(error))
             if error.get("params", {}).get("legal"):

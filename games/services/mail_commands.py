@@ -15,13 +15,15 @@ a command instead of a move, in any of the site's four languages, whatever its c
 Each command goes through the service the page uses (:func:`games.services.undo.action_undo`,
 :func:`games.services.resign.seat_resign`, :func:`games.services.chat.chat_post` with its own rules and
 limits, :func:`games.services.projection.vacation_apply`, :func:`games.services.play.seat_return`,
-:func:`games.services.orders.standing_order_delete`, the per-viewer :func:`games.selectors.game_view`), so
-a reply can do nothing the page would not let the player do. Its words (:data:`COMMANDS`) are never a move's
-word in any language (a test checks :func:`games.engine.names_a_move`).
+:func:`games.services.orders.standing_order_delete`; ``status`` and ``history`` are read when the answer is
+sent, from the per-viewer :func:`games.selectors.game_view`), so a reply can do nothing the page would not
+let the player do. Its words (:data:`COMMANDS`) are never a move's word in any language (a test checks
+:func:`games.engine.names_a_move`).
 
 :func:`mail_commands_run` reads a reply whose lines hold a command (:func:`has_command`): lines run in
 order, runs of move lines through :mod:`games.services.inbox`'s own batch, and the one answer says what each
-command did (``Notification.data["commands"]``, worded in the player's language when the mail is processed).
+command did (``Notification.data["commands"]``: facts, worded when the answer is sent, in the reader's
+language and from their own view, by :mod:`games.notify.commands`).
 Replies to chat emails are not read for commands: their text is posted as it is (issue 19).
 """
 
@@ -31,22 +33,17 @@ import re
 import unicodedata
 import zoneinfo
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, time
 from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
-from django.utils import formats, translation
-from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils import translation
 
 from accounts.models import User, away_period_errors
 from games import engine
-from games.components import artefact_name
-from games.messages import service_message
 from games.models import Game, InboundMail, Notification, Seat, StandingOrder
-from games.selectors import LOG_LENGTH, game_view
 from games.services import chat
-from games.services.errors import ServiceError
+from games.services.errors import NotFound, ServiceError
 from games.services.orders import standing_order_delete
 from games.services.play import seat_return
 from games.services.projection import vacation_apply
@@ -82,8 +79,8 @@ YES: dict[str, tuple[str, ...]] = {"en": ("yes",), "sv": ("ja",), "pl": ("tak",)
 _BARE = frozenset({"help", "status", "map", "orders", "clear", "resign", "back"})
 #: Commands whose optional argument is a count.
 _COUNTED = frozenset({"history", "undo"})
-#: ``history`` without a count shows this many lines.
-HISTORY_DEFAULT = 10
+#: ``history`` without a count shows this many lines, and at most this many (the log a page reads).
+HISTORY_DEFAULT, HISTORY_MOST = 10, 40
 #: ``Notification.data`` keys of an answer: the command outputs, whether the answer shows the position and
 #: the moves whatever the player's email settings, and whether it asks to confirm a resignation.
 COMMANDS_KEY, FULL_KEY, RESIGN_ASKED = "commands", "full", "resign_asked"
@@ -176,11 +173,14 @@ def is_command(line: str) -> bool:
 
 @dataclass
 class Outcome:
-    """What one command did: ``lines`` (sentences in the player's language), ``ok`` (it did what was asked)
-    and ``flags`` (keys set on the answer: :data:`FULL_KEY`, :data:`RESIGN_ASKED`)."""
+    """What one command did, as data (worded when the answer is sent, in the reader's language and from
+    their own view: :mod:`games.notify.commands`): ``result`` (the command's facts, JSON), ``ok`` (it did
+    what was asked), ``error`` (a refusal: ``{"message", "code", "params"}`` of the service's error, or
+    ``None``) and ``flags`` (keys set on the answer: :data:`FULL_KEY`, :data:`RESIGN_ASKED`)."""
 
-    lines: list[str]
+    result: dict[str, Any] = field(default_factory=dict)
     ok: bool = True
+    error: dict[str, Any] | None = None
     flags: dict[str, Any] = field(default_factory=dict)
 
 
@@ -194,88 +194,38 @@ class Context:
     origin: Notification
     now: datetime
 
-    @property
-    def language(self) -> str:
-        """The player's site language (``en`` when unset)."""
-        return self.user.language or "en"
-
-    def word(self, name: str) -> str:
-        """The first word of command ``name`` in the player's language."""
-        langs = COMMANDS[name]
-        return langs.get(self.language, langs["en"])[0]
-
 
 def run_command(command: Command, ctx: Context) -> Outcome:
-    """Run one command for ``ctx.user`` (call inside ``translation.override(ctx.user.language)``).
+    """Run one command for ``ctx.user`` through the service the page uses.
 
     Returns:
-        Its :class:`Outcome`. A refusal of the service it uses is an outcome with ``ok`` false and the
-        refusal's own sentence (:func:`games.messages.service_message`): nothing is raised.
+        Its :class:`Outcome`. A refusal of the service (a :class:`~games.services.errors.ServiceError`) is
+        an outcome with ``ok`` false and the error's message, code and JSON-safe parameters (worded later by
+        :func:`games.messages.service_message`, as on the page): nothing is raised, nothing of it is kept.
     """
     handler = _HANDLERS["resign" if command.name == "yes" else command.name]
     try:
         with transaction.atomic():  # a savepoint: a refused command leaves nothing behind
             return handler(command, ctx)
     except ServiceError as exc:
-        return Outcome([service_message(exc)], ok=False)
+        params = {k: v for k, v in exc.params.items() if isinstance(v, str | int | float | bool | type(None))}
+        return Outcome(ok=False, error={"message": exc.message, "code": exc.code, "params": params})
 
 
 def _help(command: Command, ctx: Context) -> Outcome:
     """The commands with examples; the answer adds the position and the moves legal now."""
-    w = ctx.word
-    until = (ctx.now + timedelta(days=7)).date().isoformat()
-    lines = [
-        _("Besides moves, you can write these commands, each on a line of its own:"),
-        _("%(word)s: this list, with the moves you can make now") % {"word": w("help")},
-        _("%(status)s or %(map)s: the position, the map and your hand")
-        % {"status": w("status"), "map": w("map")},
-        _("%(word)s 10: the last 10 lines of the game's log") % {"word": w("history")},
-        _("%(orders)s: your standing orders; %(clear)s: remove this game's")
-        % {"orders": w("orders"), "clear": w("clear")},
-        _("%(word)s: take back your last step, as the page's undo (%(word)s 2: two steps)")
-        % {"word": w("undo")},
-        _("%(word)s: leave the game for good (you are asked to confirm first)") % {"word": w("resign")},
-        _("%(away)s %(date)s: away until that date; %(back)s: back again")
-        % {"away": w("away"), "date": until, "back": w("back")},
-        _("%(word)s Good luck!: to the table chat; %(word)s @Name …: to that player only")
-        % {"word": w("say")},
-    ]
-    return Outcome(lines, flags={FULL_KEY: True})
+    return Outcome(flags={FULL_KEY: True})
 
 
 def _status(command: Command, ctx: Context) -> Outcome:
-    """Who is to decide; the answer shows the position from the player's own view (never another
-    player's hand)."""
-    game = Game.objects.get(pk=ctx.game_id)
-    gv = game_view(game, ctx.user, with_log=False)
-    lines = [_("The position as you see it is below.")]
-    if gv.view is not None:
-        lines.insert(0, _("Turn %(turn)s.") % {"turn": gv.view["turn"]})
-    if gv.waiting_for:
-        lines.append(_("Waiting for: %(names)s") % {"names": ", ".join(gv.waiting_for)})
-    return Outcome(lines, flags={FULL_KEY: True})
+    """The answer shows the position from the player's own view (never another player's hand)."""
+    return Outcome(flags={FULL_KEY: True})
 
 
 def _history(command: Command, ctx: Context) -> Outcome:
-    """The last ``n`` lines of the log, redacted for the player's seat as on the page."""
-    n = min(max(int(command.arg.rstrip(".") or HISTORY_DEFAULT), 1), LOG_LENGTH)
-    gv = game_view(Game.objects.get(pk=ctx.game_id), ctx.user)
-    lines = [line for entry in gv.log for line in reversed(entry["lines"])][:n]
-    if not lines:
-        return Outcome([_("Nothing has happened in this game yet.")])
-    head = ngettext("The last line of the log:", "The last %(n)s lines of the log:", len(lines)) % {
-        "n": len(lines)
-    }
-    return Outcome([head, *(f"- {line}" for line in reversed(lines))])
-
-
-def _order_text(order: StandingOrder) -> str:
-    text = str(StandingOrder.Rule(order.rule).label)
-    if order.artefact:
-        text += f": {artefact_name(order.artefact)}"
-    if order.game_id is None:
-        text += " " + _("(all your games)")
-    return text
+    """The last ``n`` lines of the log (read when the answer is sent, redacted for the seat as on the
+    page)."""
+    return Outcome({"n": min(max(int(command.arg.rstrip(".") or HISTORY_DEFAULT), 1), HISTORY_MOST)})
 
 
 def _my_orders(ctx: Context) -> list[StandingOrder]:
@@ -284,59 +234,39 @@ def _my_orders(ctx: Context) -> list[StandingOrder]:
 
 
 def _orders(command: Command, ctx: Context) -> Outcome:
-    """The player's standing orders for response windows that apply in this game."""
-    orders = _my_orders(ctx)
-    if not orders:
-        return Outcome([_("No standing orders: you answer every response window yourself.")])
-    return Outcome([_("Your standing orders:"), *(f"- {_order_text(o)}" for o in orders)])
+    """The player's standing orders for response windows that apply in this game: ``{"orders": [{"rule",
+    "artefact", "all"}]}`` (``all``: for all their games)."""
+    orders = [{"rule": o.rule, "artefact": o.artefact, "all": o.game_id is None} for o in _my_orders(ctx)]
+    return Outcome({"orders": orders})
 
 
 def _clear(command: Command, ctx: Context) -> Outcome:
     """Remove the player's standing orders for this game (those for all games stay: they are not this
-    game's to clear)."""
+    game's to clear): ``{"removed": n, "kept": the orders for all games}``."""
     orders = _my_orders(ctx)
     mine = [o for o in orders if o.game_id == ctx.game_id]
     for order in mine:
         standing_order_delete(user=ctx.user, order_id=order.pk)
-    lines = [
-        ngettext(
-            "%(n)s standing order of this game removed.",
-            "%(n)s standing orders of this game removed.",
-            len(mine),
-        )
-        % {"n": len(mine)}
-    ]
-    if len(orders) > len(mine):
-        lines.append(_("Your standing orders for all your games stay; change them on the site."))
-    return Outcome(lines)
+    return Outcome({"removed": len(mine), "kept": len(orders) - len(mine)})
 
 
 def _undo(command: Command, ctx: Context) -> Outcome:
     """Take back the seat's own last steps through the page's undo (same rule: only back to new
-    information)."""
+    information): ``{"steps": n}``."""
     steps = int(command.arg.rstrip(".") or 1)
     seq = Game.objects.values_list("seq", flat=True).get(pk=ctx.game_id)
     result = action_undo(game_id=ctx.game_id, user=ctx.user, expected_seq=seq, steps=steps)
-    n = len(result.undone)
-    return Outcome(
-        [ngettext("%(n)s step taken back.", "%(n)s steps taken back.", n) % {"n": n}], flags={FULL_KEY: True}
-    )
+    return Outcome({"steps": len(result.undone)}, flags={FULL_KEY: True})
 
 
 def _resign(command: Command, ctx: Context) -> Outcome:
-    """Ask to confirm, or, in a reply to the email that asked, resign (:func:`seat_resign`)."""
+    """Ask to confirm (``{"asked": true}``), or, in a reply to the email that asked, resign
+    (:func:`seat_resign`, ``{"resigned": true}``)."""
     asked = isinstance(ctx.origin.data, dict) and ctx.origin.data.get(RESIGN_ASKED)
     if asked:
         seat_resign(game_id=ctx.game_id, user=ctx.user, now=ctx.now)
-        return Outcome(
-            [_("You have resigned. A bot plays your seat to the end, and the ratings will place you last.")]
-        )
-    title = Game.objects.values_list("title", flat=True).get(pk=ctx.game_id)
-    text = _(
-        "Do you really want to resign from “%(title)s”? A bot will play your seat to the end, and the "
-        "ratings will place you last. To confirm, reply to this email with “%(word)s” or “%(yes)s”."
-    ) % {"title": title, "word": ctx.word("resign"), "yes": YES.get(ctx.language, YES["en"])[0]}
-    return Outcome([text], flags={RESIGN_ASKED: True})
+        return Outcome({"resigned": True})
+    return Outcome({"asked": True}, flags={RESIGN_ASKED: True})
 
 
 #: Date forms ``away until`` reads: ISO (``2026-12-24``, with a time ``2026-12-24 18:00``), and the dotted
@@ -365,7 +295,8 @@ def read_until(text: str, zone: zoneinfo.ZoneInfo) -> datetime | None:
     return None
 
 
-def _zone(user: User) -> zoneinfo.ZoneInfo:
+def user_zone(user: User) -> zoneinfo.ZoneInfo:
+    """The user's time zone (``User.time_zone``); UTC when it is unknown or invalid."""
     try:
         return zoneinfo.ZoneInfo(user.time_zone)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
@@ -374,44 +305,48 @@ def _zone(user: User) -> zoneinfo.ZoneInfo:
 
 def _away(command: Command, ctx: Context) -> Outcome:
     """An away period from now until the date, checked and stored as the profile stores it (and the open
-    clocks re-timed, :func:`vacation_apply`)."""
-    zone = _zone(ctx.user)
-    until = read_until(command.arg, zone)
-    if until is None:
-        example = (ctx.now + timedelta(days=7)).astimezone(zone).date().isoformat()
-        return Outcome([_("Write the date as %(example)s.") % {"example": example}], ok=False)
+    clocks re-timed, :func:`vacation_apply`): ``{"until": ISO datetime}``; refused: ``{"errors": the
+    reasons of :func:`accounts.models.away_period_errors`, in the player's language}``."""
+    until = read_until(command.arg, user_zone(ctx.user))
+    if until is None:  # read_command lets no such line through; kept for a direct call
+        return Outcome({"errors": []}, ok=False)
     user = User.objects.select_for_update().get(pk=ctx.user.pk)
     start = user.away_from if user.away_at(ctx.now) and user.away_from is not None else ctx.now
-    errors = away_period_errors(start, until, ctx.now)
+    with translation.override(user.language or "en"):
+        errors = [str(e) for e in away_period_errors(start, until, ctx.now)]
     if errors:
-        return Outcome(errors, ok=False)
+        return Outcome({"errors": errors}, ok=False)
     user.away_from, user.away_until = start, until
     user.save(update_fields=["away_from", "away_until"])
     vacation_apply(user=user)
-    when = formats.date_format(until.astimezone(zone), "DATETIME_FORMAT")
-    return Outcome([_("You are away until %(when)s.") % {"when": when}])
+    return Outcome({"until": until.isoformat()})
 
 
 def _back(command: Command, ctx: Context) -> Outcome:
     """End the away period (as the profile does) and, when a bot stands in for the seat after missed
-    turns, take the seat back (the page's "I'm back", :func:`seat_return`)."""
+    turns, take the seat back (the page's "I'm back", :func:`seat_return`): ``{"away_over": bool,
+    "seat_back": bool}``."""
     user = User.objects.select_for_update().get(pk=ctx.user.pk)
-    lines = []
+    result = {"away_over": False, "seat_back": False}
     if user.away_from is not None or user.away_until is not None:
         user.away_from = user.away_until = None
         user.save(update_fields=["away_from", "away_until"])
         vacation_apply(user=user)
-        lines.append(_("Your away period is over."))
+        result["away_over"] = True
     seat = Seat.objects.filter(game_id=ctx.game_id, user=user).first()
     if seat is not None and seat.missed_deadlines and seat.resigned_at is None:
         seat_return(game_id=ctx.game_id, user=user)
-        lines.append(_("Welcome back: your seat is yours again."))
-    return Outcome(lines or [_("You were not away.")])
+        result["seat_back"] = True
+    return Outcome(result)
 
 
 def _say(command: Command, ctx: Context) -> Outcome:
     """Post to the table chat, or privately to the player named after ``@``, through the chat's own
-    service (its rules, limits and suspensions)."""
+    service (its rules, limits and suspensions): ``{"text", "to": the player's name or ""}``.
+
+    Raises:
+        NotFound: no other seated player has the name after ``@`` (and what ``chat_post`` raises).
+    """
     text = command.arg
     channel = "table"
     to_name = ""
@@ -426,11 +361,9 @@ def _say(command: Command, ctx: Context) -> Outcome:
                 text = _after_name(command.arg, seat.name)
                 break
         else:
-            return Outcome([service_message(ServiceError("no such player at this table"))], ok=False)
+            raise NotFound("no such player at this table")
     chat.chat_post(game_id=ctx.game_id, user=ctx.user, channel=channel, text=text, now=ctx.now)
-    if to_name:
-        return Outcome([_("Sent to %(name)s: %(text)s") % {"name": to_name, "text": text}])
-    return Outcome([_("Posted to the table chat: %(text)s") % {"text": text}])
+    return Outcome({"text": text, "to": to_name})
 
 
 def _after_name(arg: str, name: str) -> str:
@@ -470,8 +403,10 @@ def mail_commands_run(
     count (moves and commands that did what was asked).
 
     The answer (:func:`games.services.inbox._answer`, kind ``reply``) holds ``applied``, ``error`` and
-    ``ignored`` as for moves, plus :data:`COMMANDS_KEY`: ``[{"line": the command as written, "lines":
-    sentences, "ok": bool}]`` and the flags of the commands (:data:`FULL_KEY`, :data:`RESIGN_ASKED`).
+    ``ignored`` as for moves, plus :data:`COMMANDS_KEY`: ``[{"line": the command as written, "command":
+    its name, "ok": bool, "result": its facts, "error": a refusal or None}]`` (worded when the answer is
+    sent: :func:`games.notify.commands.command_lines`) and the flags of the commands (:data:`FULL_KEY`,
+    :data:`RESIGN_ASKED`).
     """
     from games.services import inbox  # the caller: its batch of moves and its one answer
 
@@ -508,23 +443,30 @@ def mail_commands_run(
             return {**batch.error, "line": first + int(batch.error["line"]) - 1}
         return None
 
-    with translation.override(ctx.language):
-        for n, (line, command) in enumerate(zip(lines, commands, strict=True), start=1):
-            if command is None:
-                if (done or outputs or run) and not _names_a_move(line):
-                    ignored = lines[n - 1 :]  # a signature
-                    break
-                run.append((n, line))
-                continue
-            error = flush()
-            if error is not None:
+    for n, (line, command) in enumerate(zip(lines, commands, strict=True), start=1):
+        if command is None:
+            if (done or outputs or run) and not _names_a_move(line):
+                ignored = lines[n - 1 :]  # a signature
                 break
-            outcome = run_command(command, ctx)
-            outputs.append({"line": line, "lines": outcome.lines, "ok": outcome.ok})
-            flags.update(outcome.flags)
-            done += outcome.ok
-        if error is None:
-            error = flush()
+            run.append((n, line))
+            continue
+        error = flush()
+        if error is not None:
+            break
+        outcome = run_command(command, ctx)
+        outputs.append(
+            {
+                "line": line,
+                "command": "resign" if command.name == "yes" else command.name,
+                "ok": outcome.ok,
+                "result": outcome.result,
+                "error": outcome.error,
+            }
+        )
+        flags.update(outcome.flags)
+        done += outcome.ok
+    if error is None:
+        error = flush()
     mail.applied = done
     mail.status = InboundMail.Status.STOPPED if error else InboundMail.Status.APPLIED
     data = {"applied": applied, "error": error, "ignored": ignored, COMMANDS_KEY: outputs, **flags}
