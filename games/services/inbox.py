@@ -256,7 +256,7 @@ def _process(mail: InboundMail, now: datetime) -> None:
     if origin.kind in CHAT_KINDS:
         return _chat_reply(mail, reply, origin, owner, now)
     if mail_commands.has_command(reply.lines[:MAX_LINES], origin):  # issue 30: help, status, say, undo…
-        return mail_commands.mail_commands_run(mail, reply, origin, owner, now)
+        return mail_commands.mail_commands_run(mail, reply, origin, owner, now, _hooks())
     game, _seats = lock_with_seats(origin.game_id)
     if game.status != Game.Status.ACTIVE:
         stale = "over"
@@ -522,3 +522,15 @@ def _subject(reply: Reply | None) -> str:
         return ""
     subject = _RE_PREFIXES.sub("", " ".join(reply.subject.split()))
     return _RE_PREFIXES.sub("", subject.removeprefix("[Medieval Mastery]").strip())[:200]
+
+
+def _hooks() -> mail_commands.InboxHooks:
+    """What the commands of a reply use of this module (:class:`~games.services.mail_commands.InboxHooks`)."""
+    return mail_commands.InboxHooks(
+        max_lines=MAX_LINES,
+        apply_lines=_apply_lines,
+        answer=_answer,
+        subject=_subject,
+        still_open=_still_open,
+        played_since=_played_since,
+    )

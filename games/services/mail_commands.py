@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 import unicodedata
 import zoneinfo
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from typing import TYPE_CHECKING, Any
@@ -388,8 +389,28 @@ _HANDLERS = {
 }
 
 
+@dataclass(frozen=True)
+class InboxHooks:
+    """What the inbox lends the commands of a reply (:mod:`games.services.inbox` imports this module, so
+    this one cannot import it back): its line limit, its batch of moves, its one answer, the answer's
+    subject, and its two checks of a reply's moves.
+
+    Attributes:
+        max_lines: the lines of a reply that are read. apply_lines: ``(game_id, user, texts, moves) ->
+            Batch``. answer: ``(mail, owner, origin, data, subject, *, content, now) -> None``. subject:
+            ``(reply) -> str``. still_open / played_since: ``(origin) -> bool``.
+    """
+
+    max_lines: int
+    apply_lines: Callable[[int, User, list[str], list[str]], Any]
+    answer: Callable[..., Any]
+    subject: Callable[[Reply], str]
+    still_open: Callable[[Notification], bool]
+    played_since: Callable[[Notification], bool]
+
+
 def mail_commands_run(
-    mail: InboundMail, reply: Reply, origin: Notification, owner: User, now: datetime
+    mail: InboundMail, reply: Reply, origin: Notification, owner: User, now: datetime, inbox: InboxHooks
 ) -> None:
     """Read a reply that holds a command (:func:`has_command`) for ``owner`` and answer it once (the one
     call site in :func:`games.services.inbox._process`, after the checks of who may act).
@@ -408,14 +429,12 @@ def mail_commands_run(
     sent: :func:`games.notify.commands.command_lines`) and the flags of the commands (:data:`FULL_KEY`,
     :data:`RESIGN_ASKED`).
     """
-    from games.services import inbox  # the caller: its batch of moves and its one answer
-
     assert origin.game_id is not None  # checked by the caller
-    lines = reply.lines[: inbox.MAX_LINES]
+    lines = reply.lines[: inbox.max_lines]
     mail.lines = lines
     confirming = bool(isinstance(origin.data, dict) and origin.data.get(RESIGN_ASKED))
     commands = [read_command(line, confirming) for line in lines]
-    stale = _stale(origin) if any(c is None for c in commands) else ""
+    stale = _stale(origin, inbox) if any(c is None for c in commands) else ""
     ctx = Context(origin.game_id, owner, origin, now)
     moves = list(origin.data.get("moves", [])) if isinstance(origin.data, dict) else []
     applied: list[str] = []
@@ -436,7 +455,7 @@ def mail_commands_run(
         run.clear()
         if stale:
             return {"line": first, "text": text, "message": _STALE[stale], "params": {}}
-        batch = inbox._apply_lines(origin.game_id or 0, owner, texts, moves)
+        batch = inbox.apply_lines(origin.game_id or 0, owner, texts, moves)
         applied.extend(batch.applied)
         done += len(batch.applied)
         if batch.error is not None:
@@ -470,7 +489,7 @@ def mail_commands_run(
     mail.applied = done
     mail.status = InboundMail.Status.STOPPED if error else InboundMail.Status.APPLIED
     data = {"applied": applied, "error": error, "ignored": ignored, COMMANDS_KEY: outputs, **flags}
-    inbox._answer(mail, owner, origin, data, inbox._subject(reply), content=True, now=now)
+    inbox.answer(mail, owner, origin, data, inbox.subject(reply), content=True, now=now)
 
 
 def _names_a_move(line: str) -> bool:
@@ -486,17 +505,15 @@ _STALE = {
 }
 
 
-def _stale(origin: Notification) -> str:
+def _stale(origin: Notification, inbox: InboxHooks) -> str:
     """Why the moves of a reply to ``origin`` may not be applied (``""``: they may), as for a reply of moves
     only: ``over``, ``moved_on`` or ``played_since``."""
-    from games.services import inbox
-
     assert origin.game_id is not None
     status = Game.objects.values_list("status", flat=True).get(pk=origin.game_id)
     if status != Game.Status.ACTIVE:
         return "over"
-    if not inbox._still_open(origin):
+    if not inbox.still_open(origin):
         return "moved_on"
-    if inbox._played_since(origin):
+    if inbox.played_since(origin):
         return "played_since"
     return ""
