@@ -4,15 +4,17 @@ Like chess's SAN it names things as players do: ``advance Forest 4``, ``redistri
 Fort>Ruins 1``, ``crown vitality``, ``fracture Orb of Brutality``, ``conflict Heroic Assault``,
 ``support +2``, ``pass``, ``end``. :func:`to_text` writes an action, :func:`parse_text` reads one back:
 ``parse_text(state, seat, to_text(state, a, lang), lang) == a`` for every legal action ``a``. Reading is
-case-insensitive, tolerates extra spaces, and accepts the rulebook's terms of all four editions whatever
-``lang`` is (``content.md`` §5); ``lang`` chooses the words :func:`to_text` writes. ``docs/notation.md`` is
+case-insensitive and accent-insensitive, tolerates extra spaces, hyphens for spaces, Korean without its
+spaces and a few abbreviations (``adv``), and accepts the rulebook's terms of all four editions whatever
+``lang`` is (``content.md`` §5); ``lang`` chooses the words :func:`to_text` writes and the language of a
+:class:`NotationError`'s message. ``docs/notation.md`` is
 the reference.
 
 Names:
 
 - a territory by its tile name when that is unique on the map (``Forest``), else by the name and its rank
-  in position order (``Forest 2``), or by its id (``t12``); the player's own castle is ``castle``, a rival's
-  ``castle p2`` (Castle Siege);
+  in position order (``Forest #2``, never read as a count; ``Forest 2`` is read too), or by its id
+  (``t12``); the player's own castle is ``castle``, a rival's ``castle p2`` (Castle Siege);
 - a card by its name, the n-th copy among the cards it could be as ``Name n`` (``Shield Wall 2``), by its
   value (``5``, ``+2``: the first such card not yet named) or by its id (``s0c07``);
 - an artefact by its name (``Orb of Brutality``), its ability (``brutality``) or its id;
@@ -23,7 +25,10 @@ The notation only reads and writes actions; whether one is legal is for :func:`g
 
 from __future__ import annotations
 
+import functools
+import itertools
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 
 from . import actions as A
@@ -39,19 +44,30 @@ from .names import (
     territory_name,
 )
 from .names import territory_spellings as _spellings
-from .notation_terms import CASTLE, LANGS, VERBS
+from .notation_terms import (
+    ABBREVIATIONS,
+    ABILITY_WORDS,
+    CASTLE,
+    ERRORS,
+    KNIGHT_RANGE,
+    LANGS,
+    REDISTRIBUTE_FORM,
+    SUCH_AS,
+    VERBS,
+)
 from .prompts import legal_actions
 from .rules.crowns import crown_of, order_candidates
 from .state import GameState
 
-__all__ = ["LANGS", "NotationError", "legal_forms", "parse_text", "to_text"]
+__all__ = ["LANGS", "NotationError", "legal_forms", "parse_text", "place_names", "to_text"]
 
-#: Every spelling of every verb, longest first (so "tactical advance" wins over "advance").
-_SPELLINGS = sorted(
-    ((spelling, verb) for verb, langs in VERBS.items() for names in langs.values() for spelling in names),
-    key=lambda pair: -len(pair[0]),
-)
 _SPACES = re.compile(r"\s+")
+#: A hyphen or dash between two letters (``call-to-arms``): read as a space (issue 30).
+_HYPHEN = re.compile(r"(?<=[^\W\d_])[-‐‑–—](?=[^\W\d_])")
+#: A space between two Hangul syllables: Korean names and verbs read with or without it (``군대동원``).
+_HANGUL_GAP = re.compile(r"(?<=[가-힣]) (?=[가-힣])")
+#: Letters that Unicode does not decompose into a base letter and an accent.
+_UNACCENTED = {"ł": "l", "ø": "o", "đ": "d"}
 _PLAYER = re.compile(r"(?:p|seat\s*)?([0-9])")
 _MOVE = re.compile(r"(.+?)\s*(?:->|>|→)\s*(.+?)\s+([0-9]{1,3})")
 
@@ -60,14 +76,102 @@ class NotationError(InvalidActionPayload):
     """A text that is not an action in the notation. ``expected`` says what was expected; ``legal`` lists
     the legal forms at that point (:func:`legal_forms`), so a reply can show them."""
 
-    def __init__(self, message: str, expected: str, legal: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        message: str,
+        expected: str,
+        legal: Sequence[str] = (),
+        *,
+        code: str = "",
+        params: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(message, field="text")
         self.expected = expected
         self.legal = list(legal)
+        #: The reason's key in :data:`.notation_terms.ERRORS` (``""``: a message of the caller's own).
+        self.code = code
+        self.params = dict(params or {})
+
+
+def _clean(text: str) -> str:
+    """``text`` as the reader reads it: case folded, a hyphen between letters read as a space
+    (``call-to-arms``), spaces collapsed, a final full stop dropped."""
+    folded = unicodedata.normalize("NFC", text.casefold())
+    return _SPACES.sub(" ", _HYPHEN.sub(" ", folded)).strip().rstrip(".").strip()
+
+
+@functools.cache
+def _plain_letter(c: str) -> str:
+    """``c`` without its accent (``ö`` -> ``o``, ``ł`` -> ``l``); always one character (a Hangul syllable
+    stays itself), so a line and its plain form keep the same offsets."""
+    if c in _UNACCENTED:
+        return _UNACCENTED[c]
+    base = "".join(d for d in unicodedata.normalize("NFD", c) if not unicodedata.combining(d))
+    plain = unicodedata.normalize("NFC", base)
+    return plain if len(plain) == 1 else c
+
+
+def _unaccented(text: str) -> str:
+    return "".join(_plain_letter(c) for c in text)
 
 
 def _norm(text: str) -> str:
-    return _SPACES.sub(" ", text.casefold()).strip().rstrip(".").strip()
+    """``text`` as the reader compares it: :func:`_clean`, with accents dropped (``mönstring`` =
+    ``monstring``, ``Góry`` = ``Gory``, issue 30)."""
+    return _unaccented(_clean(text))
+
+
+def _key(text: str) -> str:
+    """A name as the reader compares it: :func:`_norm`, and Korean with or without its spaces."""
+    return _HANGUL_GAP.sub("", _norm(text))
+
+
+def _verb_pattern(spelling: str) -> re.Pattern[str]:
+    """The spelling of a verb at the start of a normalized line, followed by a space or the end; between
+    two Hangul syllables its space is optional."""
+    words = _norm(spelling).split(" ")
+    body = re.escape(words[0])
+    for before, word in itertools.pairwise(words):
+        hangul = re.fullmatch(r"[가-힣]", before[-1]) and re.fullmatch(r"[가-힣]", word[0])
+        body += (" ?" if hangul else " ") + re.escape(word)
+    return re.compile(body + r"(?: |$)")
+
+
+#: Every spelling of every verb (the four languages' and the abbreviations), longest first (so "tactical
+#: advance" wins over "advance").
+_SPELLINGS = [
+    (_verb_pattern(spelling), verb)
+    for spelling, verb in sorted(
+        {
+            *((s, verb) for verb, langs in VERBS.items() for names in langs.values() for s in names),
+            *((s, verb) for verb, names in ABBREVIATIONS.items() for s in names),
+        },
+        key=lambda pair: (-len(pair[0]), pair),
+    )
+]
+
+
+def _match_verb(t: str) -> tuple[str | None, str]:
+    """The verb a :func:`_clean` line begins with and the rest of the line (accents kept, for the
+    messages), or ``(None, t)``."""
+    plain = _unaccented(t)
+    for pattern, verb in _SPELLINGS:
+        m = pattern.match(plain)
+        if m:
+            return verb, t[m.end() :].strip()
+    return None, t
+
+
+def _say(code: str, lang: str, params: dict[str, str]) -> str:
+    """The reason ``code`` of :data:`.notation_terms.ERRORS` in ``lang``, its names quoted."""
+    quoted = {k: repr(v) if k == "text" else v for k, v in params.items()}
+    return ERRORS[code][lang].format(**quoted)
+
+
+def _fail(code: str, expected: str, **params: str) -> NotationError:
+    """A :class:`NotationError` with reason ``code`` (worded in English until :func:`parse_text` words it in
+    the reader's language)."""
+    return NotationError(_say(code, "en", params), expected, code=code, params=params)
 
 
 def _lang(lang: str) -> str:
@@ -98,7 +202,19 @@ def _place_name(state: GameState, pos: int, lang: str) -> str:
     tile = state.tiles[pos]
     name = territory_name(state.content, tile, lang)
     same = [p for p in range(board.size) if board.kinds[p] == "territory" and state.tiles[p] == tile]
-    return name if len(same) == 1 else f"{name} {same.index(pos) + 1}"
+    return name if len(same) == 1 else f"{name} #{same.index(pos) + 1}"
+
+
+def place_names(state: GameState, lang: str = "en") -> dict[str, str]:
+    """The name the notation writes for each territory of the map, by position id (``{"t3": "Forest",
+    "t9": "Grasslands #2"}``), in ``lang``: what an email's map key shows beside each hex (issue 30)."""
+    lang = _lang(lang)
+    board = state.board
+    return {
+        board.pos_id(p): _place_name(state, p, lang)
+        for p in range(board.size)
+        if board.kinds[p] == "territory" and state.tiles[p]
+    }
 
 
 def _location_text(state: GameState, seat: int, location: str, lang: str) -> str:
@@ -126,42 +242,44 @@ def _read_location(state: GameState, seat: int, text: str, *, own_castle: str) -
             if m and int(m.group(1)) < state.num_players:
                 return board.pos_id(board.castle_of_seat[int(m.group(1))])
     rank = 1
-    m = re.fullmatch(r"(.+?) ([0-9]{1,2})", t)
+    m = _RANK.fullmatch(t)
+    if m is None and not _matches_tile(state, t):
+        m = _RANK_OR_COUNT.fullmatch(t)
     base = t
-    if m and not _matches_tile(state, t):
+    if m:
         base, rank = m.group(1), int(m.group(2))
     found = [
         p
         for p in range(board.size)
         if board.kinds[p] == "territory"
         and state.tiles[p]
-        and base in {_norm(n) for n in _tile_names(state, p)}
+        and _key(base) in {_key(n) for n in _tile_names(state, p)}
     ]
     if not found:
-        raise NotationError(
-            f"no place called {text!r} on this map", "a territory name, an id such as t12, or castle"
-        )
+        raise _fail("no_place", "a territory name, an id such as t12, or castle", text=text)
     if not 1 <= rank <= len(found):
-        raise NotationError(
-            f"there are only {len(found)} called {base!r}", f"{base} 1 to {base} {len(found)}"
-        )
+        raise _fail("few_places", f"{base} #1 to {base} #{len(found)}", text=base, count=str(len(found)))
     if len(found) > 1 and not m:
-        raise NotationError(
-            f"{text!r} is not unique on this map", f"{text} 1 to {text} {len(found)}, or a territory id"
-        )
+        raise _fail("not_unique", f"{text} #1 to {text} #{len(found)}, or a territory id", text=text)
     return board.pos_id(found[rank - 1])
+
+
+#: ``Name #n``: the n-th of several places or cards of one name, never read as a count (issue 30).
+_RANK = re.compile(r"(.+?) ?# ?([0-9]{1,2})")
+#: ``Name n``: the same, where no count can follow (or the n-th when a count follows: ``Forest 2 3``).
+_RANK_OR_COUNT = re.compile(r"(.+?) ([0-9]{1,2})")
 
 
 def _matches_tile(state: GameState, t: str) -> bool:
     return any(
-        t in {_norm(n) for n in _tile_names(state, p)}
+        _key(t) in {_key(n) for n in _tile_names(state, p)}
         for p in range(state.board.size)
         if state.board.kinds[p] == "territory" and state.tiles[p]
     )
 
 
 def _card_names(state: GameState, index: int) -> set[str]:
-    return {_norm(n) for n in card_spellings(state.content, state.content.cards[index].id)}
+    return {_key(n) for n in card_spellings(state.content, state.content.cards[index].id)}
 
 
 def _card_name(state: GameState, index: int, lang: str) -> str:
@@ -203,19 +321,21 @@ def _read_cards(state: GameState, pool: Sequence[int], seat: int, items: Iterabl
         if value:
             candidates = [c for c in sorted(pool) if state.content.cards[c].value == int(value.group(1))]
         else:
-            m = re.fullmatch(r"(.+?) ([0-9])", t)
+            m = _RANK.fullmatch(t)
+            if m is None and not any(_key(t) in _card_names(state, c) for c in pool):
+                m = _RANK_OR_COUNT.fullmatch(t)
             base = t
-            if m and not any(t in _card_names(state, c) for c in pool):
+            if m:
                 base, rank = m.group(1), int(m.group(2))
-            candidates = [c for c in sorted(pool) if base in _card_names(state, c)]
+            candidates = [c for c in sorted(pool) if _key(base) in _card_names(state, c)]
         if rank:
             if not 1 <= rank <= len(candidates):
-                raise NotationError(f"no copy {rank} of {item!r} here", "a card you can play now")
+                raise _fail("no_copy", "a card you can play now", text=item, rank=str(rank))
             chosen = candidates[rank - 1]
         else:
             chosen = next((c for c in candidates if c not in used), -1)
         if chosen < 0:
-            raise NotationError(f"no card {item!r} to play here", "a card you can play now, by name or value")
+            raise _fail("no_card", "a card you can play now, by name or value", text=item)
         used.append(chosen)
         out.append(A.card_id(seat, chosen))
     return tuple(out)
@@ -225,26 +345,31 @@ def _artefact_text(state: GameState, art_id: str, lang: str) -> str:
     return artefact_name(state.content, art_id, lang)
 
 
-def _ko_ability(ability: str) -> str:
-    """The Korean word of an artefact ability (the notation's crown word), the English id when unknown."""
-    return ABILITY_NAMES.get(ability, {}).get("ko", ability)
+def _ability_word(ability: str, lang: str) -> str:
+    """The word of an artefact ability in ``lang`` (the crown move's word): the English id, the Swedish or
+    Polish noun (issue 30), the Korean word; the English id when unknown."""
+    if lang == "ko":
+        return ABILITY_NAMES.get(ability, {}).get("ko", ability)
+    return ABILITY_WORDS.get(ability, {}).get(lang, ability)
+
+
+def _ability_words(ability: str) -> set[str]:
+    """Every language's word of ``ability``, as the reader compares them."""
+    return {_key(_ability_word(ability, lang)) for lang in LANGS}
 
 
 def _read_artefact(state: GameState, text: str) -> str:
-    t = _norm(text)
+    t = _key(text)
     for art_id, adef in state.content.artefacts.items():
         names = {
             art_id,
-            adef.ability,
-            _ko_ability(adef.ability),
-            f"{_norm(ARTEFACT_TYPES.get(adef.type, {}).get('pl', adef.type))} '{adef.ability}'",
-            *(_norm(n) for n in artefact_spellings(state.content, art_id)),
+            *_ability_words(adef.ability),
+            f"{_key(ARTEFACT_TYPES.get(adef.type, {}).get('pl', adef.type))} '{adef.ability}'",
+            *(_key(n) for n in artefact_spellings(state.content, art_id)),
         }
         if t in names:
             return art_id
-    raise NotationError(
-        f"no artefact called {text!r}", "an artefact's name (Orb of Brutality) or ability (brutality)"
-    )
+    raise _fail("no_artefact", "an artefact's name (Orb of Brutality) or ability (brutality)", text=text)
 
 
 def _split(rest: str) -> list[str]:
@@ -308,7 +433,7 @@ def _w_crown(state: GameState, seat: int, action: A.Action, lang: str) -> str:
     parts = [_verb("crown", lang)]
     if crown is not None:
         ability = state.content.artefacts[crown.id].ability
-        parts.append(_ko_ability(ability) if lang == "ko" else ability)
+        parts.append(_ability_word(ability, lang))
     if action.player is not None:
         parts.append(f"p{action.player}")
     if action.artefact is not None:
@@ -421,41 +546,37 @@ def parse_text(state: GameState, seat: int, text: str, lang: str = "en") -> A.Ac
     """
     lang = _lang(lang)
     if not isinstance(text, str):
-        raise NotationError("a move is a line of text", "text")
-    t = _norm(text)
-    verb, rest = next(
-        ((v, t[len(s) :].strip()) for s, v in _SPELLINGS if t == s or t.startswith(s + " ")), (None, t)
-    )
+        raise NotationError(_say("not_text", lang, {}), "text", code="not_text")
+    verb, rest = _match_verb(_clean(text))
     try:
         if verb is None:
-            raise NotationError(
-                f"{text.strip()!r} is not a move", "a move such as " + ", ".join(_examples(lang))
-            )
+            raise _fail("not_a_move", SUCH_AS[lang] + ", ".join(_examples(lang)), text=text.strip())
         return _READERS[verb](state, seat, rest)
     except NotationError as exc:
-        raise NotationError(str(exc), exc.expected, legal_forms(state, seat, lang)) from None
+        message = _say(exc.code, lang, exc.params) if exc.code else exc.message
+        legal = legal_forms(state, seat, lang)
+        raise NotationError(message, exc.expected, legal, code=exc.code, params=exc.params) from None
 
 
 def names_a_move(text: str) -> bool:
     """Whether ``text`` begins with a move's word in any of the four languages (``advance …``, ``koniec``),
     whatever follows: the email reply reader tells a mistyped move from a signature by it (issue 18)."""
-    t = _norm(text)
-    return any(t == s or t.startswith(s + " ") for s, _v in _SPELLINGS)
+    return _match_verb(_clean(text))[0] is not None
 
 
 def _need_empty(rest: str, verb: str) -> None:
     if rest:
-        raise NotationError(f"{verb!r} takes nothing after it", verb)
+        raise _fail("takes_nothing", verb, text=verb)
 
 
 def _r_fracture(state: GameState, seat: int, rest: str) -> A.Action:
     targets = tuple(_read_artefact(state, part) for part in _split(rest))
     if not targets:
-        raise NotationError("fracture what?", "fracture <artefact>")
+        raise _fail("fracture_what", "fracture <artefact>")
     if state.window is not None:
         return A.Respond(targets)
     if len(targets) > 1:
-        raise NotationError("one artefact at a time outside a response window", "fracture <artefact>")
+        raise _fail("one_artefact", "fracture <artefact>")
     return A.Fracture(targets[0])
 
 
@@ -465,7 +586,7 @@ def _r_pass(state: GameState, seat: int, rest: str) -> A.Action:
         return A.Respond(())
     if state.battle is not None and state.battle.stage == "support":
         return A.PassSupport()
-    raise NotationError("there is nothing to pass now", "a move of this moment")
+    raise _fail("nothing_to_pass", "a move of this moment")
 
 
 def _r_crown(state: GameState, seat: int, rest: str) -> A.Action:
@@ -473,7 +594,7 @@ def _r_crown(state: GameState, seat: int, rest: str) -> A.Action:
     tokens = rest.split(" ") if rest else []
     if crown is not None and tokens:
         ability = state.content.artefacts[crown.id].ability
-        if tokens[0] in {ability, _ko_ability(ability)}:
+        if _key(tokens[0]) in _ability_words(ability):
             tokens = tokens[1:]
     player: int | None = None
     if tokens and (m := _PLAYER.fullmatch(tokens[0])):
@@ -494,19 +615,19 @@ def _r_redistribute(state: GameState, seat: int, rest: str) -> A.Action:
     for part in _split(rest):
         m = _MOVE.fullmatch(part)
         if m is None:
-            raise NotationError(f"{part!r} is not a move of knights", "from>to knights, e.g. castle>Fort 2")
+            raise _fail("not_knights", "from>to knights, e.g. castle>Fort 2", text=part)
         src = _read_location(state, seat, m.group(1), own_castle=own)
         dst = _read_location(state, seat, m.group(2), own_castle=own)
         moves.append(A.Move(src, dst, int(m.group(3))))
     if not moves:
-        raise NotationError("redistribute what?", "redistribute from>to knights, …")
+        raise _fail("redistribute_what", "redistribute from>to knights, …")
     return A.Redistribute(tuple(moves))
 
 
 def _r_advance(state: GameState, seat: int, rest: str) -> A.Action:
     m = re.fullmatch(r"(.+) ([0-9]{1,3})", rest)
     if m is None:
-        raise NotationError("advance where, with how many knights?", "advance <territory> <knights>")
+        raise _fail("advance_where", "advance <territory> <knights>")
     own = state.board.pos_id(state.board.castle_of_seat[seat])
     return A.Advance(_read_location(state, seat, m.group(1), own_castle=own), int(m.group(2)))
 
@@ -529,14 +650,14 @@ def _r_cards(kind: str | None) -> Callable[[GameState, int, str], tuple[str, ...
 def _r_conflict(state: GameState, seat: int, rest: str) -> A.Action:
     cards = _r_cards("conflict")(state, seat, rest)
     if len(cards) != 1:
-        raise NotationError("one conflict card", "conflict <card>")
+        raise _fail("one_conflict", "conflict <card>")
     return A.ChooseConflict(cards[0])
 
 
 def _r_support(state: GameState, seat: int, rest: str) -> A.Action:
     cards = _r_cards("support")(state, seat, rest)
     if not cards:
-        raise NotationError("support with which cards?", "support <card>, <card>, … (or pass)")
+        raise _fail("support_which", "support <card>, <card>, … (or pass)")
     return A.PlaySupport(cards)
 
 
@@ -547,7 +668,7 @@ def _r_discard(state: GameState, seat: int, rest: str) -> A.Action:
         return A.ProsperityChoice(True)
     cards = _r_cards(None)(state, seat, rest)
     if len(cards) != 1:
-        raise NotationError("discard one card", "discard <card> (or keep)")
+        raise _fail("discard_one", "discard <card> (or keep)")
     return A.DiscardChoice(cards[0])
 
 
@@ -622,7 +743,7 @@ def _redistribute_form(redistributes: list[str], lang: str) -> list[str]:
     if not redistributes:
         return []
     example = redistributes[0].split(" ", 1)[1]
-    return [f"{_verb('redistribute', lang)} from>to knights, … (e.g. {example})"]
+    return [f"{_verb('redistribute', lang)} {REDISTRIBUTE_FORM[lang].format(example=example)}"]
 
 
 def move_menu(state: GameState, seat: int, lang: str = "en") -> tuple[list[str], list[str]]:
@@ -640,7 +761,7 @@ def move_menu(state: GameState, seat: int, lang: str = "en") -> tuple[list[str],
     for to, counts in advances.items():
         low, high = min(counts), max(counts)
         place = _location_text(state, seat, to, lang)
-        span = f"   ({low}-{high} knights)" if low != high else ""
+        span = "   " + KNIGHT_RANGE[lang].format(low=low, high=high) if low != high else ""
         forms.append(f"{_verb('advance', lang)} {place} {high}{span}")
     return moves, forms + _redistribute_form(redistributes, lang)
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from django.utils import translation
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from games import engine
 from games.components import artefact_name, card_name, place_name
@@ -50,44 +52,65 @@ def _cell(tile: engine.TileView) -> str:
 
 
 def text_map(view: engine.View) -> list[str]:
-    """The hex map as monospace rows (axial coordinates; each row shifted half a cell, as the board is)."""
+    """The hex map as monospace rows (axial coordinates; each row shifted half a cell, as the board is).
+    Under each row, each territory's id (``t12``), which the notation reads and the territory list names
+    (issue 30: the hexes are no longer unnamed dots)."""
     tiles = view["map"]
     if not tiles:
         return []
-    rows: dict[int, dict[int, str]] = {}
+    rows: dict[int, dict[int, engine.TileView]] = {}
     for tile in tiles:
-        rows.setdefault(tile["r"], {})[tile["q"]] = _cell(tile)
+        rows.setdefault(tile["r"], {})[tile["q"]] = tile
     low_r, high_r = min(rows), max(rows)
     low_x = min(2 * t["q"] + t["r"] for t in tiles)
     out = []
     for r in range(low_r, high_r + 1):
         cells = rows.get(r, {})
-        line = {2 * q + r - low_x: cell for q, cell in cells.items()}
-        out.append(_spread(line).rstrip())
+        out.append(_spread({2 * q + r - low_x: _cell(tile) for q, tile in cells.items()}).rstrip())
+        ids = {2 * q + r - low_x: t["id"] for q, t in cells.items() if t["kind"] == "territory"}
+        if ids:
+            out.append(_spread(ids).rstrip())
     return out
 
 
 def _spread(line: dict[int, str]) -> str:
-    """One map row: the cell at half-column ``x`` starts at character ``x * 2``."""
+    """One map row: the cell at half-column ``x`` starts at character ``x * 2`` (or one space after the
+    cell before, for a three-character id such as ``t10``)."""
     chars: list[str] = []
     for x in sorted(line):
         start = x * (_CELL - 1)
-        chars.extend(" " * (start - len(chars)))
+        chars.extend(" " * max(start - len(chars), 1 if chars else 0))
         chars.extend(line[x])
     return "".join(chars)
 
 
-def _territory_line(tile: engine.TileView, names: dict[int, str]) -> str:
-    """``t3 Forest · 2 VP · holds 4: Bob 3 knights`` (or ``nobody``)."""
+def counted(text: str, singular: str, plural: str) -> str:
+    """``text``, the ``ngettext(singular, plural, n)`` of a count (issue 30: never "1 knights"); but where
+    the language's catalog still holds only the older plural-only entry ``plural`` (the plural forms not
+    yet translated), that entry's translation, so the email stays in its language meanwhile."""
+    if text in (singular, plural) and (translation.get_language() or "en").split("-")[0] != "en":
+        return _(plural)
+    return text
+
+
+def _territory_line(tile: engine.TileView, names: dict[int, str], places: dict[str, str]) -> str:
+    """``t3 Forest · 2 VP · holds 4 · Bob, 3 knights`` (or ``nobody``): the name as the notation writes it
+    in the email's language (``Forest #2`` where several share it), from ``places``."""
     owner = tile.get("owner")
+    knights = int(tile.get("knights", 0))
     who = (
-        _("%(who)s, %(knights)s knights") % {"who": names.get(owner, "?"), "knights": tile.get("knights", 0)}
+        counted(
+            ngettext("%(who)s, %(knights)s knight", "%(who)s, %(knights)s knights", knights),
+            "%(who)s, %(knights)s knight",
+            "%(who)s, %(knights)s knights",
+        )
+        % {"who": names.get(owner, "?"), "knights": knights}
         if owner is not None
         else _("nobody")
     )
     line = _("%(id)s %(name)s · %(vp)s VP · holds %(capacity)s · %(who)s") % {
         "id": tile["id"],
-        "name": place_name(str(tile.get("name") or tile["id"])),
+        "name": places.get(tile["id"]) or place_name(str(tile.get("name") or tile["id"])),
         "vp": tile.get("vp", 0),
         "capacity": tile.get("capacity", 0),
         "who": who,
@@ -104,10 +127,17 @@ def _player_line(player: engine.PlayerView, names: dict[int, str], viewer: int |
         for a in player["artefacts"]
     ]
     you = " " + _("(you)") if seat == viewer else ""
-    return _(
+    one = "%(letter)s %(who)s%(you)s: castle %(castle)s %(knights)s knight · %(vp)s VP · %(dice)s dice in "
+    many = "%(letter)s %(who)s%(you)s: castle %(castle)s %(knights)s knights · %(vp)s VP · %(dice)s dice in "
+    rest = "reserve · %(cards)s cards · %(artefacts)s"
+    text = ngettext(
+        "%(letter)s %(who)s%(you)s: castle %(castle)s %(knights)s knight · %(vp)s VP · %(dice)s dice in "
+        "reserve · %(cards)s cards · %(artefacts)s",
         "%(letter)s %(who)s%(you)s: castle %(castle)s %(knights)s knights · %(vp)s VP · %(dice)s dice in "
-        "reserve · %(cards)s cards · %(artefacts)s"
-    ) % {
+        "reserve · %(cards)s cards · %(artefacts)s",
+        int(player["castle_knights"]),
+    )
+    return counted(text, one + rest, many + rest) % {
         "letter": _letter(names, seat),
         "who": names.get(seat, "?"),
         "you": you,
@@ -142,7 +172,17 @@ def _battle_lines(battle: engine.BattleView, view: engine.View, names: dict[int,
     where = place_name(str(place.get("name") or battle["pos"])) if place else battle["pos"]
     att, dfd = battle["attacker"], battle["defender"]
     out = [
-        _("Battle at %(place)s (%(id)s): %(att)s attacks with %(ak)s knights, %(dfd)s defends with %(dk)s.")
+        counted(
+            ngettext(
+                "Battle at %(place)s (%(id)s): %(att)s attacks with %(ak)s knight, %(dfd)s defends with "
+                "%(dk)s.",
+                "Battle at %(place)s (%(id)s): %(att)s attacks with %(ak)s knights, %(dfd)s defends with "
+                "%(dk)s.",
+                int(att["knights"]),
+            ),
+            "Battle at %(place)s (%(id)s): %(att)s attacks with %(ak)s knight, %(dfd)s defends with %(dk)s.",
+            "Battle at %(place)s (%(id)s): %(att)s attacks with %(ak)s knights, %(dfd)s defends with %(dk)s.",
+        )
         % {
             "place": where,
             "id": battle["pos"],
@@ -159,15 +199,28 @@ def _battle_lines(battle: engine.BattleView, view: engine.View, names: dict[int,
     return out
 
 
-def position_for(view: engine.View, names: dict[int, str], viewer: int | None) -> Position:
-    """The position as ``viewer`` may know it (``view`` is ``engine.view_for(state, viewer)``)."""
+def position_for(
+    view: engine.View, names: dict[int, str], viewer: int | None, places: dict[str, str] | None = None
+) -> Position:
+    """The position as ``viewer`` may know it (``view`` is ``engine.view_for(state, viewer)``); ``places``
+    the notation's name of each territory (:func:`games.engine.notation.place_names`), shown in the
+    territory list the map's ids refer to."""
     pos = Position()
     pos.map = text_map(view)
     letters = ", ".join(f"{_letter(names, s)} {n}" for s, n in sorted(names.items()))
     pos.key = _(
         "Key: %(letters)s; # castle, digit knights, .n an empty territory of n VP, ~~ lake, * battle."
     ) % {"letters": letters}
-    pos.territories = [_territory_line(t, names) for t in view["map"] if t["kind"] == "territory"]
+    ids = _("Under each territory is its id; the list below gives its name as moves write it (either works).")
+    if (
+        ids
+        != "Under each territory is its id; the list below gives its name as moves write it (either works)."
+    ):
+        pos.key += " " + ids  # said once translated (the ids and the list speak for themselves meanwhile)
+    elif (translation.get_language() or "en").startswith("en"):
+        pos.key += " " + ids
+    places = places or {}
+    pos.territories = [_territory_line(t, names, places) for t in view["map"] if t["kind"] == "territory"]
     pos.players = [_player_line(p, names, viewer) for p in view["players"]]
     if viewer is not None and view["players"]:
         hand = view["players"][viewer].get("hand", [])

@@ -5,14 +5,29 @@ legal forms."""
 
 from __future__ import annotations
 
+import functools
+import re
+import unicodedata
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from games.engine import GameState, apply, current_options, legal_actions, new_game, pending
 from games.engine import actions as A
 from games.engine.bot import choose
-from games.engine.notation import LANGS, NotationError, legal_forms, parse_text, to_text
+from games.engine.names import CARD_NAMES, TERRITORY_NAMES, artefact_name
+from games.engine.notation import (
+    LANGS,
+    NotationError,
+    legal_forms,
+    move_menu,
+    parse_text,
+    place_names,
+    to_text,
+)
+from games.engine.notation_terms import ABBREVIATIONS, VERBS
 from games.engine.rng import Rng
 from tests.engine.fixtures import (
     cid,
@@ -137,7 +152,8 @@ def test_a_name_shared_by_several_territories_takes_its_rank() -> None:
     forests = [t for t in territories(s)]
     second = forests[1]
     assert parse_text(s, 0, "advance Forest 2 3") == A.Advance(f"t{second}", 3)
-    assert to_text(s, A.Advance("t10", 3)) == f"advance Forest {forests.index(10) + 1} 3"
+    assert to_text(s, A.Advance("t10", 3)) == f"advance Forest #{forests.index(10) + 1} 3"
+    assert parse_text(s, 0, f"advance Forest #{forests.index(10) + 1} 3") == A.Advance("t10", 3)
     with pytest.raises(NotationError) as err:
         parse_text(s, 0, "advance Forest 3")
     assert "not unique" in err.value.message and err.value.legal
@@ -235,3 +251,165 @@ def test_order_reads_only_the_lookers_own_insight_cards() -> None:
     assert errors["Ambush"] == errors["Authority"]
     order = parse_text(s, 0, "order " + ", ".join(looked))
     assert isinstance(order, A.InsightOrder) and len(order.order) == 4
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Issue 30: tolerant reading, the crown's words, the unambiguous rank, reasons in the reader's language
+# ---------------------------------------------------------------------------------------------------------
+
+
+def test_accents_hyphens_abbreviations_and_korean_without_spaces_are_read() -> None:
+    """Issue 30: ``monstring``, ``omfordela``, ``Gory`` (accents optional), ``adv``, ``call-to-arms``,
+    ``군대동원`` read as the moves they name."""
+    s = _one_forest()
+    set_tile(s, 4, "mountains")
+    for text in ("monstring", "MÖNSTRING", "call-to-arms", "Call-To-Arms", "군대동원", "군대 동원", "cta"):
+        assert parse_text(s, 0, text) == A.CallToArms(), text
+    for text in ("tactical-advance", "taktisk framryckning", "taktisk-framryckning", "전략적진군", "tac adv"):
+        assert parse_text(s, 0, text) == A.TacticalAdvance(), text
+    for text in ("adv Forest 4", "adv skog 4", "przemarsz Las 4", "진군 숲 4"):
+        assert parse_text(s, 0, text) == A.Advance("t10", 4), text
+    for text in ("przemarsz Gory 2", "przemarsz góry 2", "advance GÓRY 2", "framryckning berg 2"):
+        assert parse_text(s, 0, text) == A.Advance("t4", 2), text
+    place(s, 8, 0, 2)
+    move = A.Redistribute((A.Move("castle", "t8", 1),))
+    for text in (
+        "omfordela borg>Fort 1",
+        "omfördela borg > fort 1",
+        "redist castle>Fort 1",
+        "przegrupuj zamek->fort 1",
+    ):
+        assert parse_text(s, 0, text) == move, text
+
+
+def test_swedish_and_polish_crown_moves_use_their_own_ability_words() -> None:
+    """Issue 30: ``krona välstånd``, ``korona dobrobyt`` (not ``krona prosperity``); every language's word
+    is read, with or without accents."""
+    s = edit(game(2, seed=1))
+    set_artefacts(s, 0, ["crown_prosperity"])
+    crown = A.UseCrown(player=1)
+    assert [to_text(s, crown, lang) for lang in LANGS] == [
+        "crown prosperity p1",
+        "krona välstånd p1",
+        "korona dobrobyt p1",
+        "왕관 번영 p1",
+    ]
+    for text in (
+        "krona valstand p1",
+        "korona dobrobyt p1",
+        "krona prosperity p1",
+        "crown välstånd p1",
+        "왕관 번영 p1",
+    ):
+        assert parse_text(s, 0, text) == crown, text
+    set_artefacts(s, 1, ["sceptre_rage"])
+    assert parse_text(s, 0, "fracture vrede") == A.Fracture("sceptre_rage")
+    assert parse_text(s, 0, "pęknięcie gniew") == A.Fracture("sceptre_rage")
+
+
+def test_a_shared_name_has_a_rank_that_cannot_be_read_as_a_count() -> None:
+    """Issue 30: with several Arenas, ``Arena #1`` is the first whatever follows, the notation writes that
+    form, and the emails' forms with it (``advance Arena #1 6``); ``Arena 1 1`` still reads."""
+    s = edit(game(2, seed=1))
+    clear_map(s)
+    for t in territories(s):
+        set_tile(s, t, "arena")
+    arenas = territories(s)
+    first = f"t{arenas[0]}"
+    assert parse_text(s, 0, "advance Arena #1 1") == A.Advance(first, 1)
+    assert parse_text(s, 0, "advance Arena#1 1") == A.Advance(first, 1)
+    assert parse_text(s, 0, "advance Arena 1 1") == A.Advance(first, 1)
+    assert to_text(s, A.Advance(first, 1)) == "advance Arena #1 1"
+    with pytest.raises(NotationError) as err:
+        parse_text(s, 0, "advance Arena #1")  # a rank is never a count
+    assert err.value.code == "advance_where"
+    _moves, forms = move_menu(s, s.active, "en")
+    advances = [f for f in forms if f.startswith("advance ")]
+    assert advances and all(re.match(r"advance Arena #[0-9]+ [0-9]+", f) for f in advances), advances
+    assert place_names(s, "sv")[first] == "Arena #1"
+
+
+def test_email_forms_and_reasons_are_in_the_reader_s_language() -> None:
+    """Issue 30: no English inside a Swedish, Polish or Korean email: the knight range and the
+    redistribution form of the move menu, and the reason a line is not a move."""
+    s = _one_forest()
+    place(s, 8, 0, 2)
+    english = ("knights", "e.g.", "from>to", "no place", "not a move", "prosperity")
+    for lang in ("sv", "pl", "ko"):
+        moves, forms = move_menu(s, 0, lang)
+        assert forms, lang
+        for line in moves + forms:
+            assert not any(word in line for word in english), (lang, line)
+        for text in ("advance Swamp 3", "attack the forest", "advance Forest", "end now", "support Nothing"):
+            with pytest.raises(NotationError) as err:
+                parse_text(s, 0, text, lang)
+            assert err.value.code, text
+            assert err.value.message != parse_error(s, text, "en"), (lang, text)
+            assert not any(word in err.value.message for word in english), (lang, err.value.message)
+    assert "(1-6 knights)" in " ".join(move_menu(s, 0, "en")[1])
+    assert "riddare" in " ".join(move_menu(s, 0, "sv")[1])
+
+
+def parse_error(s: GameState, text: str, lang: str) -> str:
+    with pytest.raises(NotationError) as err:
+        parse_text(s, 0, text, lang)
+    return err.value.message
+
+
+# -- The round trip, through the tolerant forms a reader may write ------------------------------------------
+
+
+@functools.cache
+def _samples() -> list[tuple[GameState, int, A.Action]]:
+    """Legal actions of sampled positions: 3 players with in-turn windows, 5 with Castle Siege (castles of
+    rivals, shared names)."""
+    out = []
+    for players, options in ((3, {"fracture_windows": "in_turn"}), (5, {"castle_siege": True})):
+        for s in _states(1, players, options):
+            for prompt in pending(s):
+                out += [(s, prompt.seat, a) for a in legal_actions(s, prompt.seat)]
+    return out
+
+
+def _strip_accents(text: str) -> str:
+    decomposed = unicodedata.normalize("NFD", text.replace("ł", "l").replace("Ł", "L"))
+    return unicodedata.normalize("NFC", "".join(c for c in decomposed if not unicodedata.combining(c)))
+
+
+@functools.cache
+def _korean_terms() -> list[str]:
+    """Korean verbs and names of more than one word, longest first."""
+    terms = [t for names in VERBS.values() for t in names["ko"]]
+    terms += [n["ko"] for table in (TERRITORY_NAMES, CARD_NAMES) for n in table.values()]
+    s = game(2, seed=1)
+    terms += [artefact_name(s.content, a, "ko") for a in s.content.artefacts]
+    return sorted({t for t in terms if " " in t}, key=len, reverse=True)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_every_tolerant_form_of_a_written_move_reads_back(data: st.DataObject) -> None:
+    """Issue 30's round trip: a legal action written in any language, then rewritten as a reader may (any
+    case, accents dropped, hyphens for spaces, Korean terms without their spaces, an abbreviation, ``Name
+    n`` for ``Name #n``), reads back to the same action."""
+    samples = _samples()
+    s, seat, action = samples[data.draw(st.integers(0, len(samples) - 1), label="sample")]
+    lang = data.draw(st.sampled_from(LANGS), label="lang")
+    text = to_text(s, action, lang)
+    if data.draw(st.booleans(), label="no accents"):
+        text = _strip_accents(text)
+    if data.draw(st.booleans(), label="hyphens"):
+        text = re.sub(r"(?<=[^\W\d_]) (?=[^\W\d_])", "-", text)
+    if lang == "ko" and data.draw(st.booleans(), label="korean without spaces"):
+        for term in _korean_terms():
+            text = text.replace(term, term.replace(" ", ""))
+    if data.draw(st.booleans(), label="rank without #"):
+        text = re.sub(r" #([0-9])", r" \1", text)
+    for verb, shorts in ABBREVIATIONS.items():
+        full = VERBS[verb]["en"][0]
+        if text.startswith(full + " ") or text == full:
+            if data.draw(st.booleans(), label="abbreviation"):
+                text = shorts[0] + text[len(full) :]
+            break
+    text = data.draw(st.sampled_from([text, text.upper(), text.lower(), text.swapcase()]), label="case")
+    assert parse_text(s, seat, text, lang) == action, (lang, text, action)
