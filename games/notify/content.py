@@ -20,7 +20,7 @@ from django.utils import timezone, translation
 from django.utils.formats import date_format
 from django.utils.timesince import timeuntil
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_noop, ngettext
 
 from accounts.models import User
 from games import engine
@@ -30,7 +30,7 @@ from games.engine import PromptKind
 from games.models import Notification, Prompt
 from games.notify.chat_mail import chat_email, chat_key, chat_line, chat_message_for
 from games.notify.links import BACK, absolute_url, link_token, unsubscribe_token
-from games.notify.position import Position, combat_scores, position_for
+from games.notify.position import Position, combat_scores, counted, position_for
 from games.notify.replies import reply_result
 from games.selectors import GameView, game_get, game_view, visible_to
 from games.services.inbox import SHOWN_SEQ, reply_address
@@ -123,6 +123,7 @@ def content_for(n: Notification, user: User, now: datetime, prompt: Prompt | Non
         c = EmailContent(*reply_result(n, gv, game.title))
         if gv.seat is not None and prompt is not None and gv.view is not None:
             c.details += _decision_details(prompt.kind, gv.view, gv.names, gv.seat)
+            c.subject = decision_subject(prompt.kind, gv.view, game.title, gv.seat)
     # A reply refused as not theirs may come from someone outside a private game: they are told so, and
     # read nothing of the game (no link, no log).
     visible = visible_to(game, user)
@@ -158,11 +159,13 @@ def _full_play(c: EmailContent, n: Notification, gv: GameView, user: User, *, mo
     n.data = {**n.data, SHOWN_SEQ: gv.game.seq}
     if not user.email_play and not n.data.get("full"):  # issue 30: "help" and "status" show it to everyone
         return
-    c.position = position_for(gv.view, gv.names, gv.seat)
+    state = game_state(gv.game)
+    lang = translation.get_language() or "en"
+    c.position = position_for(gv.view, gv.names, gv.seat, engine.place_names(state, lang))
     c.details = [line for line in c.details if line not in c.position.battle]  # said once, in the position
     if not moves:
         return
-    c.moves, c.forms = engine.move_menu(game_state(gv.game), gv.seat, translation.get_language() or "en")
+    c.moves, c.forms = engine.move_menu(state, gv.seat, lang)
     n.data = {**n.data, "moves": c.moves}
 
 
@@ -326,6 +329,59 @@ def _decision(
     return c
 
 
+#: The words of :func:`decision_subject` (issue 30), until each language's catalog has them.
+_SUBJECT_WORDS = (
+    gettext_noop("Your turn %(turn)s in “%(title)s”"),
+    gettext_noop("Turn %(turn)s in “%(title)s”"),
+    gettext_noop("play Fracture on %(artefacts)s?"),
+    gettext_noop("battle for %(place)s"),
+    gettext_noop("a choice is yours"),
+    gettext_noop("%(when)s: %(what)s"),
+)
+#: The decision email's kind of a prompt kind (its subject when :data:`_SUBJECT_WORDS` are not translated).
+_DECISION_KIND: dict[str, str] = {
+    **{kind: Notification.Kind.TURN for kind in TURN_PROMPT_KINDS},
+    PromptKind.CONFLICT: Notification.Kind.CONFLICT,
+    PromptKind.SUPPORT: Notification.Kind.SUPPORT,
+    PromptKind.RESPONSE: Notification.Kind.RESPONSE,
+}
+
+
+def _subjects_translated() -> bool:
+    """Whether the active language has every word of :func:`decision_subject` (English always)."""
+    if (translation.get_language() or "en").startswith("en"):
+        return True
+    return all(_(word) != word for word in _SUBJECT_WORDS)
+
+
+def decision_subject(prompt_kind: str, view: engine.View, title: str, seat: int | None) -> str:
+    """The subject of the answer to a reply when a decision waits (issue 30): it names that decision,
+    ``Your turn 7 in “Mail table”: battle for Fort``, ``Turn 7 in “Mail table”: play Fracture on …?``,
+    instead of growing ``Re: Re: …``. Until the language's catalog has these words, the subject of the
+    decision email of that kind (``Battle in “Mail table”: choose your conflict card``)."""
+    if not _subjects_translated():
+        return _decision(
+            _DECISION_KIND.get(prompt_kind, Notification.Kind.CHOICE), "", title, view, {}, None
+        ).subject
+    params = {"turn": view["turn"], "title": title}
+    if seat is not None and view["active"] == seat:
+        when = _("Your turn %(turn)s in “%(title)s”") % params
+    else:
+        when = _("Turn %(turn)s in “%(title)s”") % params
+    battle, window = view["battle"], view["window"]
+    if prompt_kind == PromptKind.RESPONSE and window is not None:
+        what = _("play Fracture on %(artefacts)s?") % {
+            "artefacts": ", ".join(artefact_name(t) for t in window["targets"])
+        }
+    elif battle is not None and prompt_kind in (PromptKind.CONFLICT, PromptKind.SUPPORT):
+        what = _("battle for %(place)s") % {"place": _place(view, battle["pos"])}
+    elif prompt_kind in TURN_PROMPT_KINDS:
+        return when
+    else:
+        what = _("a choice is yours")
+    return _("%(when)s: %(what)s") % {"when": when, "what": what}
+
+
 def _window_details(window: engine.WindowView, view: engine.View, names: dict[int, str]) -> list[str]:
     """The response window's sentences: who uses what, the in-turn lap so far, and (on a secret table)
     that the window tells nobody else whether the reader holds Fracture (R37, issue 14)."""
@@ -373,8 +429,15 @@ def _decision_details(
     elif prompt_kind in TURN_PROMPT_KINDS and seat is not None and view["players"]:
         me = view["players"][seat]
         leader = max(view["players"], key=lambda p: p["vp"])
+        one = "You have %(vp)s VP and %(knights)s knight in your castle; %(leader)s leads with %(lvp)s VP."
+        many = "You have %(vp)s VP and %(knights)s knights in your castle; %(leader)s leads with %(lvp)s VP."
+        text = ngettext(
+            "You have %(vp)s VP and %(knights)s knight in your castle; %(leader)s leads with %(lvp)s VP.",
+            "You have %(vp)s VP and %(knights)s knights in your castle; %(leader)s leads with %(lvp)s VP.",
+            int(me["castle_knights"]),
+        )
         out.append(
-            _("You have %(vp)s VP and %(knights)s knights in your castle; %(leader)s leads with %(lvp)s VP.")
+            counted(text, one, many)
             % {
                 "vp": me["vp"],
                 "knights": me["castle_knights"],

@@ -163,7 +163,8 @@ def test_a_number_plays_that_move_and_one_result_email_carries_the_next_decision
     mine = to_user(sent, users[seat])
     assert len(mine) == 1, [m.subject for m in mine]  # one email: the result with the next decision
     result = mine[0]
-    assert result.subject == "[Medieval Mastery] Re: " + msg.subject.removeprefix("[Medieval Mastery] ")
+    # issue 30: the answer's subject names the decision now waiting, not "Re: Re: …"
+    assert result.subject == f"[Medieval Mastery] Your turn {state_of(game).turn} in “{game.title}”"
     assert f"✓ {moves[k - 1]}" in result.body
     assert result.extra_headers["In-Reply-To"] == f"<{row.message_id}>"
     assert "Reply-To" in result.extra_headers  # the turn goes on: the result can be answered too
