@@ -37,6 +37,7 @@ from games.services.inbox import SHOWN_SEQ, reply_address
 from games.services.outbox import DECISION_KINDS
 from games.services.projection import TURN_PROMPT_KINDS
 from games.store import game_state
+from games.web.presenters.recent import since_model
 from mastery.text import single_line
 
 log = logging.getLogger(__name__)
@@ -83,6 +84,10 @@ class EmailContent:
     replyable: bool = False
     #: A chat email (issue 19): a reply posts to the conversation (no move instructions).
     conversation: bool = False
+    #: "Since your last move" (issue 30): the newest items of :func:`since_section`, each the log's lines,
+    #: oldest first, and the sentence that counts the items left out (``""``: none).
+    since: list[list[str]] = field(default_factory=list)
+    since_more: str = ""
 
 
 def _when(user: User, at: datetime, now: datetime) -> str:
@@ -139,10 +144,48 @@ def content_for(n: Notification, user: User, now: datetime, prompt: Prompt | Non
         _full_play(c, n, gv, user, moves=False)  # the new position, though nothing waits for them now
         # issue 30: an answer to commands can be answered with more (a resignation's confirmation, say …)
         c.replyable = c.replyable or (bool(n.data.get("commands")) and gv.seat is not None)
+    if n.kind in SINCE_KINDS and visible:
+        since_section(c, gv)
+    told = {line for item in c.since for line in item}  # said once, in "Since your last move"
     for entry in reversed(gv.log[:4] if visible else []):
-        c.log.extend(entry["lines"])
+        c.log.extend(line for line in entry["lines"] if line not in told)
     c.log = c.log[-8:]
     return c
+
+
+#: The emails that tell their recipient what touched them since their own last move (issue 30): the
+#: decision emails and their reminders, the deadline passed and the game over (and so a digest's entries
+#: of these kinds).
+SINCE_KINDS = DECISION_KINDS | {
+    Notification.Kind.REMINDER,
+    Notification.Kind.TIMEOUT,
+    Notification.Kind.FINISHED,
+}
+
+#: How many items of "Since your last move" an email lists at most (the newest); the page has the rest.
+SINCE_MOST = 5
+
+
+def since_section(c: EmailContent, gv: GameView) -> None:
+    """Add "Since your last move" to ``c`` (issue 30): the page's block (:func:`since_model`, from the
+    recipient's own redacted log, so it says nothing their log panel could not), its newest
+    :data:`SINCE_MOST` items and how many more the page shows. Nothing for a spectator, or when nothing
+    touched the recipient since their last move."""
+    found = since_model(gv, gv.names)
+    items = found["items"]
+    kept = items[-SINCE_MOST:]
+    c.since = [list(item["lines"]) for item in kept]
+    more = int(found["more"]) + len(items) - len(kept)
+    if not more:
+        c.since_more = ""
+        return
+    text = ngettext("…and %(n)s more on the game page.", "…and %(n)s more on the game page.", more)
+    if text == "…and %(n)s more on the game page." and (translation.get_language() or "en")[:2] != "en":
+        # until the language's catalog has it: the page's own words for the items left out
+        text = ngettext(
+            "%(n)s earlier event: see the game log", "%(n)s earlier events: see the game log", more
+        )
+    c.since_more = text % {"n": more}
 
 
 def _full_play(c: EmailContent, n: Notification, gv: GameView, user: User, *, moves: bool = True) -> None:

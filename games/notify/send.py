@@ -376,15 +376,22 @@ def _digest_contents(
     keep: list[tuple[Notification, Prompt | None]], user: User, now: datetime
 ) -> list[EmailContent]:
     """The digest's entries: one per notification, except that a game's chat messages make one entry
-    together (issue 19), where the first of them stood."""
+    together (issue 19), where the first of them stood. A game's "Since your last move" (issue 30) is told
+    once, in its first entry that has it."""
     chats: dict[int | None, list[Notification]] = {}
     for item, _prompt in keep:
         if item.kind in CHAT_KINDS:
             chats.setdefault(item.game_id, []).append(item)
     out: list[EmailContent] = []
+    since_told: set[int | None] = set()
     for item, prompt in keep:
         if item.kind not in CHAT_KINDS:
-            out.append(content_for(item, user, now, prompt))
+            entry = content_for(item, user, now, prompt)
+            if item.game_id in since_told:
+                entry.since, entry.since_more = [], ""
+            elif entry.since:
+                since_told.add(item.game_id)
+            out.append(entry)
         elif chats.get(item.game_id) and chats[item.game_id][0] is item:
             gathered = chat_digest(chats[item.game_id], user)
             if gathered is not None:
