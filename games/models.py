@@ -329,6 +329,39 @@ class StandingOrder(models.Model):
         return f"{self.rule} {self.artefact}".strip()
 
 
+class PendingOrder(models.Model):
+    """A line of a player's emailed reply that could not be played yet (issue 30, whole turns in one reply):
+    kept for their seat and played, in ``position`` order, as soon as the seat's next decision accepts it
+    (:mod:`games.services.pending`; recorded with source ``email``). Seen only by its seat's player.
+
+    ``text``: the move in the notation, as written (a number of the email's list already read as its move).
+    ``turn_key``: the seat's turn it was written in (``t<turn>:turn:<seat>``); once that turn is over the
+    order is dropped. ``battle``: ``""`` for a turn's line; for a conflict, support or pass line the battle
+    it is for: ``next`` (the battle the seat's advance before it opens) or the battle's key
+    (``<turn>:<attacker>:<defender>:<pos>``)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    seat = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="pending_orders"
+    )
+    position = models.PositiveSmallIntegerField()
+    text = models.CharField(max_length=200)
+    turn_key = models.CharField(max_length=40)
+    battle = models.CharField(max_length=40, blank=True)
+    mail = models.ForeignKey(
+        "InboundMail", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("game", "seat", "position", "pk")
+        indexes = [models.Index(fields=["game", "seat"], name="pendingorder_game_seat")]
+
+    def __str__(self) -> str:
+        return self.text
+
+
 #: Rating pools: every rated game counts in "all" and in the pool of its player count ("2" … "6").
 RATING_POOLS = ("all", "2", "3", "4", "5", "6")
 

@@ -21,7 +21,16 @@ from .errors import ContentError, EngineError, ErrorCode, IllegalAction, Invalid
 from .kinds import ActionType, ArtefactType, Barrier, CardKind, EventType, Phase, PromptKind
 from .names import artefact_name, card_name, territory_name
 from .notation import LANGS as NOTATION_LANGS
-from .notation import NotationError, legal_forms, move_menu, names_a_move, parse_text, place_names, to_text
+from .notation import (
+    NotationError,
+    legal_forms,
+    move_menu,
+    names_a_move,
+    parse_text,
+    place_names,
+    to_text,
+    verb_of,
+)
 from .prompts import Prompt, legal_actions, pending
 from .record import RECORD_FORMAT, ReplayError, make_record, read_record, replay
 from .rules import (
@@ -141,6 +150,7 @@ __all__ = [
     "to_dict",
     "to_text",
     "undo_barrier",
+    "verb_of",
     "victory_points",
     "view_for",
 ]

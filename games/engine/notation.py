@@ -59,7 +59,7 @@ from .prompts import legal_actions
 from .rules.crowns import crown_of, order_candidates
 from .state import GameState
 
-__all__ = ["LANGS", "NotationError", "legal_forms", "parse_text", "place_names", "to_text"]
+__all__ = ["LANGS", "NotationError", "legal_forms", "parse_text", "place_names", "to_text", "verb_of"]
 
 _SPACES = re.compile(r"\s+")
 #: A hyphen or dash between two letters (``call-to-arms``): read as a space (issue 30).
@@ -562,6 +562,13 @@ def names_a_move(text: str) -> bool:
     """Whether ``text`` begins with a move's word in any of the four languages (``advance …``, ``koniec``),
     whatever follows: the email reply reader tells a mistyped move from a signature by it (issue 18)."""
     return _match_verb(_clean(text))[0] is not None
+
+
+def verb_of(text: str) -> str | None:
+    """The move word ``text`` begins with, as the reader's key (``advance``, ``support``, ``pass``, ``end``…,
+    any of the four languages and their tolerant forms), or ``None``: pending orders (issue 30) tell a
+    battle's lines from a turn's by it."""
+    return _match_verb(_clean(text))[0]
 
 
 def _need_empty(rest: str, verb: str) -> None:

@@ -65,15 +65,22 @@ def command_lines(entry: dict[str, Any], gv: GameView, user: User, title: str) -
     if name == "history":
         return _history(gv, int(result.get("n", 10)))
     if name == "orders":
-        return _orders(result.get("orders", []))
+        return _pending(result.get("pending", [])) + _orders(result.get("orders", []))
     if name == "clear":
+        gone = int(result.get("pending_removed", 0))
         lines = [
+            ngettext(
+                "%(n)s pending order of this game removed.",
+                "%(n)s pending orders of this game removed.",
+                gone,
+            )
+            % {"n": gone},
             ngettext(
                 "%(n)s standing order of this game removed.",
                 "%(n)s standing orders of this game removed.",
                 int(result.get("removed", 0)),
             )
-            % {"n": result.get("removed", 0)}
+            % {"n": result.get("removed", 0)},
         ]
         if result.get("kept"):
             lines.append(_("Your standing orders for all your games stay; change them on the site."))
@@ -103,7 +110,7 @@ def _help() -> list[str]:
         _("%(status)s or %(map)s: the position, the map and your hand")
         % {"status": word("status"), "map": word("map")},
         _("%(word)s 10: the last 10 lines of the game's log") % {"word": word("history")},
-        _("%(orders)s: your standing orders; %(clear)s: remove this game's")
+        _("%(orders)s: your pending and standing orders; %(clear)s: remove this game's")
         % {"orders": word("orders"), "clear": word("clear")},
         _("%(word)s: take back your last step, as the page's undo (%(word)s 2: two steps)")
         % {"word": word("undo")},
@@ -135,6 +142,13 @@ def _history(gv: GameView, n: int) -> list[str]:
         "n": len(newest)
     }
     return [head, *(f"- {line}" for line in reversed(newest))]
+
+
+def _pending(lines: list[str]) -> list[str]:
+    """The reader's own pending orders in the game (issue 30), in the order they will be played."""
+    if not lines:
+        return [_("No pending orders.")]
+    return [_("Your pending orders, played as soon as they can be:"), *(f"- {line}" for line in lines)]
 
 
 def _orders(orders: list[dict[str, Any]]) -> list[str]:

@@ -13,7 +13,7 @@ from django.utils.translation import ngettext
 
 from games.messages import service_message
 from games.models import Notification
-from games.notify.commands import command_lines
+from games.notify.commands import command_lines, word
 from games.selectors import GameView
 
 
@@ -75,6 +75,9 @@ def reply_result(n: Notification, gv: GameView, title: str) -> tuple[str, str, l
     details: list[str] = []
     if data.get("refused"):
         headline = _refused_text(str(data["refused"]), data, title)
+    elif data.get("dropped"):  # issue 30: pending orders the position made impossible
+        headline = _dropped_text(str(data.get("dropped_reason", "")), title)
+        details += [f"✗ {line}" for line in data["dropped"]]
     else:
         applied = list(data.get("applied", []))
         error = data.get("error")
@@ -98,6 +101,16 @@ def reply_result(n: Notification, gv: GameView, title: str) -> tuple[str, str, l
             details.append(_failed_text(error))
             if error.get("params", {}).get("legal"):
                 details.append(_("What you can do now is listed below."))
+        kept = list(data.get("pending", []))
+        if kept:  # issue 30: lines no decision accepts yet, played as soon as one does
+            details.append(
+                _(
+                    "Kept as your pending orders, played in this order as soon as your next decisions "
+                    "accept them (write “%(orders)s” to see them, “%(clear)s” to remove them):"
+                )
+                % {"orders": word("orders"), "clear": word("clear")}
+            )
+            details += [f"… {line}" for line in kept]
         ignored = list(data.get("ignored", []))
         if ignored:
             details.append(
@@ -108,6 +121,30 @@ def reply_result(n: Notification, gv: GameView, title: str) -> tuple[str, str, l
     elif gv.seat is not None and not data.get("refused"):
         details.append(_("Nothing is waiting for you now; we will email you when it is your move."))
     return subject, headline, details
+
+
+def _dropped_text(reason: str, title: str) -> str:
+    """Why pending orders were dropped (issue 30; the reason codes of :mod:`games.services.pending`)."""
+    texts = {
+        "turn_over": _(
+            "Your pending orders in “%(title)s” were dropped: the turn they were written for is over."
+        ),
+        "battle_over": _(
+            "Your pending orders in “%(title)s” were dropped: the battle they were for is over, or your "
+            "advance opened none."
+        ),
+        "impossible": _(
+            "Your pending orders in “%(title)s” were dropped: the position no longer allows the first "
+            "of them."
+        ),
+    }
+    if reason in texts:
+        return texts[reason] % {"title": title}
+    why = service_message(_Refusal(reason, {"engine_code": reason}))
+    return _("Your pending orders in “%(title)s” were dropped: %(reason)s.") % {
+        "title": title,
+        "reason": str(why).rstrip("."),
+    }
 
 
 def _failed_text(error: dict[str, Any]) -> str:

@@ -28,6 +28,7 @@ from games.services.lobby import (
 )
 from games.services.locks import game_state
 from games.services.orders import standing_order_add, standing_order_delete
+from games.services.pending import pending_clear, pending_list
 from games.services.play import (
     MAX_BOT_ACTIONS,
     PARALLEL_KINDS,
@@ -71,6 +72,8 @@ __all__ = [
     "game_state",
     "game_verify",
     "invitation_address",
+    "pending_clear",
+    "pending_list",
     "prompt_answer",
     "prompt_expire",
     "seat_add_bot",

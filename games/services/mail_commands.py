@@ -5,7 +5,7 @@ a command instead of a move, in any of the site's four languages, whatever its c
 ``help``                  the commands, and the answer carries the position and the moves legal now
 ``status`` / ``map``      the position, the text map and the player's hand (their own view only)
 ``history [n]``           the last ``n`` lines of the log, as the seat may read it (default 10, at most 40)
-``orders`` / ``clear``    the standing orders for this game and for all games / remove this game's
+``orders`` / ``clear``    the pending and standing orders for this game / remove this game's
 ``undo [n]``              take back the seat's own last ``n`` steps (default 1), as the page's undo
 ``resign``                asks for a confirmation; ``resign`` (or ``yes``) in a reply to that question resigns
 ``away until <date>``     an away period from now until the date (the profile's vacation); ``back`` ends it
@@ -43,7 +43,7 @@ from django.utils import translation
 from accounts.models import User, away_period_errors
 from games import engine
 from games.models import Game, InboundMail, Notification, Seat, StandingOrder
-from games.services import chat
+from games.services import chat, pending
 from games.services.errors import NotFound, ServiceError
 from games.services.orders import standing_order_delete
 from games.services.play import seat_return
@@ -235,20 +235,24 @@ def _my_orders(ctx: Context) -> list[StandingOrder]:
 
 
 def _orders(command: Command, ctx: Context) -> Outcome:
-    """The player's standing orders for response windows that apply in this game: ``{"orders": [{"rule",
-    "artefact", "all"}]}`` (``all``: for all their games)."""
+    """The player's pending orders in this game (issue 30: their own only) and their standing orders for
+    response windows that apply in it: ``{"pending": [move lines in order], "orders": [{"rule", "artefact",
+    "all"}]}`` (``all``: for all their games)."""
     orders = [{"rule": o.rule, "artefact": o.artefact, "all": o.game_id is None} for o in _my_orders(ctx)]
-    return Outcome({"orders": orders})
+    kept = [o.text for o in pending.pending_list(user=ctx.user, game_id=ctx.game_id)]
+    return Outcome({"pending": kept, "orders": orders})
 
 
 def _clear(command: Command, ctx: Context) -> Outcome:
-    """Remove the player's standing orders for this game (those for all games stay: they are not this
-    game's to clear): ``{"removed": n, "kept": the orders for all games}``."""
+    """Remove the player's pending orders and standing orders for this game (standing orders for all games
+    stay: they are not this game's to clear): ``{"removed": standing orders removed, "pending_removed": n,
+    "kept": the orders for all games}``."""
     orders = _my_orders(ctx)
     mine = [o for o in orders if o.game_id == ctx.game_id]
     for order in mine:
         standing_order_delete(user=ctx.user, order_id=order.pk)
-    return Outcome({"removed": len(mine), "kept": len(orders) - len(mine)})
+    gone = pending.pending_clear(user=ctx.user, game_id=ctx.game_id)
+    return Outcome({"removed": len(mine), "pending_removed": gone, "kept": len(orders) - len(mine)})
 
 
 def _undo(command: Command, ctx: Context) -> Outcome:
@@ -438,6 +442,7 @@ def mail_commands_run(
     ctx = Context(origin.game_id, owner, origin, now)
     moves = list(origin.data.get("moves", [])) if isinstance(origin.data, dict) else []
     applied: list[str] = []
+    kept: list[str] = []  # lines kept as pending orders (issue 30)
     outputs: list[dict[str, Any]] = []
     flags: dict[str, Any] = {}
     error: dict[str, Any] | None = None
@@ -457,6 +462,7 @@ def mail_commands_run(
             return {"line": first, "text": text, "message": _STALE[stale], "params": {}}
         batch = inbox.apply_lines(origin.game_id or 0, owner, texts, moves)
         applied.extend(batch.applied)
+        kept[:] = list(batch.pending)  # a later run's pending orders replace an earlier run's
         done += len(batch.applied)
         if batch.error is not None:
             return {**batch.error, "line": first + int(batch.error["line"]) - 1}
@@ -488,7 +494,8 @@ def mail_commands_run(
         error = flush()
     mail.applied = done
     mail.status = InboundMail.Status.STOPPED if error else InboundMail.Status.APPLIED
-    data = {"applied": applied, "error": error, "ignored": ignored, COMMANDS_KEY: outputs, **flags}
+    data = {"applied": applied, "error": error, "ignored": ignored, "pending": kept, COMMANDS_KEY: outputs}
+    data.update(flags)
     inbox.answer(mail, owner, origin, data, inbox.subject(reply), content=True, now=now)
 
 

@@ -19,7 +19,8 @@ from django.utils import timezone
 from accounts.models import User
 from games import engine
 from games.bots import STAND_IN, bot_action
-from games.models import ActionRecord, Game, Prompt, Seat, StandingOrder
+from games.models import ActionRecord, Game, PendingOrder, Prompt, Seat, StandingOrder
+from games.services import pending as pending_orders
 from games.services.errors import BadPayload, Conflict, Forbidden, Illegal, NotFound, StaleState
 from games.services.locks import game_state, lock_with_seats
 from games.services.outbox import queue_write
@@ -113,17 +114,21 @@ def bots_run(
     seats: list[Seat] | None = None,
     defer: frozenset[str] = DEFERRED_LEVELS,
 ) -> Applied:
-    """Let bot seats answer every prompt addressed to them, standing orders answer response windows (source
-    ``standing``) and the server pass for seats with nothing to decide whose masking delay is 0 (source
-    ``server``), until a human must decide or a delay runs (or the game ends). ``records``/``seq``
-    describe what the caller already applied (its state is ``state``); ``seats`` enables standing orders.
-    ``bot_seats`` maps each seat a bot plays to its level (:func:`stand_ins`); bots of a level in ``defer``
-    are left to the ``bots_play`` task (:data:`DEFERRED_LEVELS`)."""
+    """Let bot seats answer every prompt addressed to them, a person's pending orders answer the decisions
+    that accept them (issue 30, :func:`games.services.pending.next_action`; source ``email``, played rows
+    deleted here), standing orders answer response windows (source ``standing``) and the server pass for
+    seats with nothing to decide whose masking delay is 0 (source ``server``), until a human must decide or
+    a delay runs (or the game ends). ``records``/``seq`` describe what the caller already applied (its
+    state is ``state``); ``seats`` enables standing and pending orders. ``bot_seats`` maps each seat a bot
+    plays to its level (:func:`stand_ins`); bots of a level in ``defer`` are left to the ``bots_play`` task
+    (:data:`DEFERRED_LEVELS`)."""
     snapshots = [(seq, state)] if records and snapshot_due(seq) else []
     orders: dict[int, list[tuple[bool, str, str]]] | None = None
+    kept: dict[int, list[PendingOrder]] | None = None  # pending orders (issue 30), read once
     declined: set[str] = set()  # prompt keys whose standing answer the engine refused: the player decides
     for _ in range(MAX_BOT_ACTIONS):
         chosen: tuple[int, engine.Action, str] | None = None
+        from_orders = consumes = False
         for prompt in engine.pending(state):
             if prompt.auto:
                 # Nothing to decide: the server passes, after the masking delay (the sweep) only where a
@@ -138,6 +143,14 @@ def bots_run(
                 action = bot_action(state, prompt.seat, game.pk, seq, bot_seats[prompt.seat])
                 chosen = (prompt.seat, action, ActionRecord.Source.BOT)
                 break
+            if seats is not None:
+                kept = pending_orders.orders_of(game, seats) if kept is None else kept
+                if kept.get(prompt.seat):
+                    step = pending_orders.next_action(state, prompt.seat, kept[prompt.seat], prompt)
+                    if step is not None:
+                        chosen = (prompt.seat, step[0], ActionRecord.Source.EMAIL)
+                        from_orders, consumes = True, step[1]
+                        break
             if prompt.kind == engine.PromptKind.RESPONSE and seats is not None and prompt.key not in declined:
                 if orders is None:
                     orders = _standing_orders(game, seats)
@@ -151,10 +164,14 @@ def bots_run(
         seat, action, source = chosen
         try:
             t = engine.apply(state, seat, action)
-        except engine.IllegalAction:
+        except engine.IllegalAction as exc:
             if source == ActionRecord.Source.BOT:
                 raise
+            if from_orders and consumes and kept is not None:  # impossible now: dropped with those after it
+                pending_orders.drop(kept[seat], len(kept[seat]), exc.code.value, prompt.key)
             continue  # the standing order does not fit this window: leave it to the player
+        if from_orders and consumes and kept is not None:
+            pending_orders.played(t.state, seat, kept[seat], action)
         seq += 1
         records.append(record_for(game, seq, seat, source, action, state, t))
         state = t.state

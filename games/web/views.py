@@ -696,7 +696,23 @@ def orders(request: HttpRequest) -> HttpResponse:
     rows = user.standing_orders.select_related("game")
     names = {a: n for a, n in form.fields["artefact"].choices if a}  # type: ignore[attr-defined]
     listed = [(o, names.get(o.artefact, o.artefact)) for o in rows]
-    return render(request, "games/orders.html", {"form": form, "orders": listed}, status=status)
+    kept: dict[int, tuple[Game, list[str]]] = {}  # issue 30: my own pending orders, by game
+    for order in services.pending_list(user=user):
+        kept.setdefault(order.game_id, (order.game, []))[1].append(order.text)
+    context = {"form": form, "orders": listed, "pending": list(kept.values())}
+    return render(request, "games/orders.html", context, status=status)
+
+
+@login_required
+@require_POST
+def pending_clear(request: HttpRequest, game_id: int) -> HttpResponse:
+    """Remove my pending orders in one game (issue 30; only my own: nothing else is touched)."""
+    try:
+        services.pending_clear(user=request_user(request), game_id=game_id)
+    except services.NotFound as exc:
+        raise Http404(service_message(exc)) from exc
+    messages.success(request, _("Pending orders removed."))
+    return redirect("games:orders")
 
 
 @login_required

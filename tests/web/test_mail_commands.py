@@ -216,7 +216,7 @@ def test_orders_lists_the_standing_orders_and_clear_removes_this_games(
     assert not StandingOrder.objects.filter(user=me, game=game).exists()
     assert StandingOrder.objects.filter(user=me, game__isnull=True).count() == 1
     [cleared] = commands_of(me)
-    assert cleared["ok"] and cleared["result"] == {"removed": 1, "kept": 1}
+    assert cleared["ok"] and cleared["result"] == {"removed": 1, "pending_removed": 0, "kept": 1}
 
 
 @pytest.mark.parametrize("lang", LANGS)
