@@ -9,6 +9,9 @@ territory ``t2`` and so open a battle (:func:`to_battle`).
 
 from __future__ import annotations
 
+from functools import partial
+from typing import Any
+
 import pytest
 from django.core.mail import EmailMultiAlternatives
 from django.test import Client
@@ -58,6 +61,7 @@ def to_battle(writes: Writes) -> tuple[Game, dict[int, User]]:
             return game, users
         legal = engine.legal_actions(state, seat)
         advances = [a for a in legal if isinstance(a, A.Advance)]
+        action: A.Action
         if advances and step % 3 != 2:
             action = advances[-1]
         else:
@@ -295,6 +299,13 @@ def test_the_orders_and_clear_commands_show_and_remove_pending_orders(
     assert not PendingOrder.objects.filter(game=game).exists()
 
 
+def _answer(game_id: int, prompt: engine.Prompt, payload: dict[str, Any]) -> Any:
+    """Answer ``prompt`` with ``payload`` as the email link would (``prompt_answer``)."""
+    return services.prompt_answer(
+        game_id=game_id, seat=prompt.seat, key=prompt.key, payload=payload, source="server"
+    )
+
+
 def compose_turn(state: engine.GameState, seat: int) -> list[str]:
     """A whole turn as a player writes it from their turn email: an advance (into a rival's territory if one
     can be reached, else the largest), its conflict card when the battle will ask for one, a support card
@@ -353,11 +364,7 @@ def test_a_game_of_whole_turn_replies_applies_nine_lines_in_ten_without_further_
                 break
             prompt = open_[0]
             answer = engine.legal_actions(state, prompt.seat)[0].to_dict()
-            writes(
-                lambda p=prompt, a=answer: services.prompt_answer(
-                    game_id=game.pk, seat=p.seat, key=p.key, payload=a, source="server"
-                )
-            )
+            writes(partial(_answer, game.pk, prompt, answer))
         records = ActionRecord.objects.filter(game=game, seq__gt=seq, seat=seat, source="email")
         kinds = [r.payload["type"] for r in records.order_by("seq") if r.payload["type"] != "pass_support"]
         assert len(kinds) <= len(lines) and kinds.count("end_turn") <= 1  # never a line twice
