@@ -340,7 +340,7 @@ class PendingOrder(models.Model):
     it is for: ``next`` (the battle the seat's advance before it opens) or the battle's key
     (``<turn>:<attacker>:<defender>:<pos>``)."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+", db_index=False)
     seat = models.PositiveSmallIntegerField()
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="pending_orders"

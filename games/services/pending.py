@@ -28,6 +28,7 @@ from accounts.models import User
 from games import engine
 from games.engine import actions as A
 from games.models import Game, Notification, PendingOrder, Seat
+from games.services.errors import NotFound
 from games.services.locks import lock_with_seats
 from games.services.outbox import dedupe_key, enqueue_send
 
@@ -239,9 +240,12 @@ def pending_clear(*, user: User, game_id: int) -> int:
     command's). Returns how many were removed (0 when there were none).
 
     Raises:
-        NotFound: no such game.
+        NotFound: no such game, or none where ``user`` has a seat (the same answer, so a private game is not
+            told from a missing one, issue 12).
     """
     with transaction.atomic():
-        lock_with_seats(game_id)
+        _game, seats = lock_with_seats(game_id)
+        if not any(s.user_id == user.pk for s in seats):
+            raise NotFound("no such game", game_id=game_id)
         deleted, _rows = PendingOrder.objects.filter(user=user, game_id=game_id).delete()
     return deleted
