@@ -167,6 +167,12 @@ SERVICE_MESSAGES: dict[str, Promise] = {
     "unknown standing order": gettext_lazy("There is no such standing order."),
     "this order names an artefact": gettext_lazy("This order must name an artefact."),
     "no such standing order": gettext_lazy("There is no such standing order."),
+    # issue 30: the rest of a turn written on the orders page
+    "orders for later are written during your own turn": gettext_lazy(
+        "Orders for later can be written only during your own turn: they are the rest of it."
+    ),
+    "write at least one move, one per line": gettext_lazy("Write at least one move, one per line."),
+    "orders cannot contain NUL characters": gettext_lazy("Orders cannot contain NUL characters."),
     "not a game record: it needs a setup and actions": gettext_lazy(
         "This is not a game record: it needs a setup and actions."
     ),

@@ -330,9 +330,10 @@ class StandingOrder(models.Model):
 
 
 class PendingOrder(models.Model):
-    """A line of a player's emailed reply that could not be played yet (issue 30, whole turns in one reply):
-    kept for their seat and played, in ``position`` order, as soon as the seat's next decision accepts it
-    (:mod:`games.services.pending`; recorded with source ``email``). Seen only by its seat's player.
+    """A line of a player's emailed reply (or of the orders page's "rest of my turn") that could not be played
+    yet (issue 30, whole turns in one reply): kept for their seat and played, in ``position`` order, as soon
+    as the seat's next decision accepts it (:mod:`games.services.pending`; recorded with its ``source``).
+    Seen only by its seat's player.
 
     ``text``: the move in the notation, as written (a number of the email's list already read as its move).
     ``turn_key``: the seat's turn it was written in (``t<turn>:turn:<seat>``); once that turn is over the
@@ -352,6 +353,9 @@ class PendingOrder(models.Model):
     mail = models.ForeignKey(
         "InboundMail", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    #: The door the order came through (an :class:`ActionRecord.Source`): ``email`` for a reply's lines,
+    #: ``web`` for the orders page's form; its move is recorded with it when played.
+    source = models.CharField(max_length=10, default="email")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

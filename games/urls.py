@@ -21,6 +21,7 @@ urlpatterns = [
     path("players/<int:user_id>/", history.player, name="player"),
     path("games/orders/<int:order_id>/delete/", views.order_delete, name="order_delete"),
     path("games/<int:game_id>/pending/clear/", views.pending_clear, name="pending_clear"),
+    path("games/orders/pending/", views.pending_write, name="pending_write"),
     path("games/<int:game_id>/", views.game_detail, name="detail"),
     path("games/<int:game_id>/join/", views.lobby_action, {"action": "join"}, name="join"),
     path("games/<int:game_id>/join/<str:token>/", views.invite, name="invite"),

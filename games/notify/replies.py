@@ -98,7 +98,7 @@ def reply_result(n: Notification, gv: GameView, title: str) -> tuple[str, str, l
             details.append(f"{'»' if command.get('ok') else '✗'} {command.get('line', '')}")
             details += command_lines(command, gv, n.recipient, title)
         if error:
-            details.append(_failed_text(error))
+            details.append(line_failure(error))
             if error.get("params", {}).get("legal"):
                 details.append(_("What you can do now is listed below."))
         kept = list(data.get("pending", []))
@@ -147,8 +147,10 @@ def _dropped_text(reason: str, title: str) -> str:
     }
 
 
-def _failed_text(error: dict[str, Any]) -> str:
-    """``Line 3, “advance Swamp 2”, was not applied: <reason>. Nothing after it was applied.``"""
+def line_failure(error: dict[str, Any]) -> str:
+    """``Line 3, “advance Swamp 2”, was not applied: <reason>. Nothing after it was applied.``, for the
+    ``error`` of a batch of lines (:class:`games.services.lines.Batch`: ``{"line", "text", "message",
+    "params"}``), in the active language; also shown by the orders page."""
     params = dict(error.get("params") or {})
     if error.get("message") == "no_such_number":
         reason = _("there is no move numbered so; the list has %(count)s") % {"count": params.get("count", 0)}

@@ -15,6 +15,7 @@ nothing is written when one is raised. This package re-exports the public names,
 from games.services.bot_turns import bots_play, bots_waiting
 from games.services.errors import BadPayload, Conflict, Forbidden, Illegal, NotFound, ServiceError, StaleState
 from games.services.history import IMPORT_MAX_ACTIONS, game_import, game_verify
+from games.services.lines import pending_write
 from games.services.lobby import (
     game_cancel,
     game_create,
@@ -74,6 +75,7 @@ __all__ = [
     "invitation_address",
     "pending_clear",
     "pending_list",
+    "pending_write",
     "prompt_answer",
     "prompt_expire",
     "seat_add_bot",

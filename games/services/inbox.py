@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from email import policy
 from email.parser import BytesParser
@@ -35,9 +34,10 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 from accounts.models import User
 from games import engine
 from games.models import ActionRecord, ChatMessage, Game, InboundMail, Notification, Prompt
-from games.services import chat, mail_commands, pending
+from games.services import chat, mail_commands
 from games.services.errors import ServiceError
-from games.services.locks import game_state, lock_with_seats
+from games.services.lines import lines_apply
+from games.services.locks import lock_with_seats
 from games.services.mail_reading import (
     Reply,
     address_local,
@@ -47,7 +47,6 @@ from games.services.mail_reading import (
     read_reply,
 )
 from games.services.outbox import DECISION_KINDS, TURN_RETURN, dedupe_key, enqueue_send
-from games.services.play import action_submit
 from mastery.text import single_line
 
 log = logging.getLogger(__name__)
@@ -189,19 +188,6 @@ def mails_pending(limit: int = 200) -> list[int]:
 # -- Processing ----------------------------------------------------------------------------------------------
 
 
-@dataclass
-class Batch:
-    """What applying a reply's lines did: ``applied`` (the lines applied, as notation), ``error`` (the
-    failing line: ``{"line": n, "text", "message", "params"}``, or ``None``) and ``ignored`` (lines after
-    the moves that name no move, read as a signature) and ``pending`` (issue 30: the lines kept as the
-    seat's pending orders, as moves in the notation, because no decision of the seat accepted them yet)."""
-
-    applied: list[str]
-    error: dict[str, Any] | None
-    ignored: list[str]
-    pending: list[str] = field(default_factory=list)
-
-
 def mail_process(*, mail_id: int, now: datetime | None = None) -> InboundMail:
     """Process one stored mail once (the task's body; running it again changes nothing).
 
@@ -278,7 +264,8 @@ def _process(mail: InboundMail, now: datetime) -> None:
         _finish(mail, InboundMail.Status.REFUSED, "no_moves")
         _answer(mail, owner, origin, {"refused": "no_moves"}, _subject(reply), content=False, now=now)
         return None
-    batch = _apply_lines(game.pk, owner, lines, list(origin.data.get("moves", [])), mail_id=mail.pk)
+    moves = list(origin.data.get("moves", []))
+    batch = lines_apply(game.pk, owner, lines, moves, source=ActionRecord.Source.EMAIL, mail_id=mail.pk)
     mail.applied = len(batch.applied)
     _finish(mail, InboundMail.Status.STOPPED if batch.error else InboundMail.Status.APPLIED)
     outcome = {
@@ -375,102 +362,6 @@ def _played_since(origin: Notification) -> bool:
     if not isinstance(shown, int) or origin.seat is None or origin.game_id is None:
         return False
     return ActionRecord.objects.filter(game_id=origin.game_id, seat=origin.seat, seq__gt=shown).exists()
-
-
-def _apply_lines(
-    game_id: int, user: User, lines: list[str], moves: list[str], *, mail_id: int | None = None
-) -> Batch:
-    """Apply ``lines`` in order for ``user``'s seat, each through :func:`action_submit` (source ``email``)
-    in its own savepoint. A number ``n`` means the ``n``-th of the email's numbered ``moves``. The first
-    line that fails stops the batch; once a move has been applied, lines that name no move at all end the
-    batch quietly as a signature.
-
-    Issue 30, whole turns: during the seat's own turn, the first line that no open decision of the seat
-    accepts yet (``end`` while the battle an advance opened asks for conflict cards first) and every move
-    line after it are kept as the seat's pending orders (:func:`games.services.pending.queue`, under the game
-    lock, replacing the orders it held), played as soon as a decision accepts them
-    (:func:`games.services.play.bots_run`). ``mail_id``: the stored mail the lines come from.
-    """
-    applied: list[str] = []
-    for n, line in enumerate(lines, start=1):
-        text, error = _line_text(n, line, moves)
-        if error is not None:
-            return Batch(applied, error, [])
-        if applied and not line.rstrip(".").isdigit() and not engine.names_a_move(line):
-            return Batch(applied, None, lines[n - 1 :])
-        game, seats = lock_with_seats(game_id)
-        state = game_state(game)
-        seat = next((s.number for s in seats if s.user_id == user.pk), None)
-        try:
-            if seat is None:
-                raise engine.NotationError("you have no seat in this game", "a seat")
-            if (
-                game.status == Game.Status.ACTIVE
-                and pending.can_queue(state, seat)
-                and pending.reading(state, seat, text, user.language) is None
-            ):
-                return _queue(game, seat, user, n, lines, moves, state, applied, mail_id)
-            action = engine.parse_text(state, seat, text, user.language)
-            action_submit(
-                game_id=game_id,
-                user=user,
-                payload=action.to_dict(),
-                expected_seq=game.seq,
-                source="email",
-            )
-        except engine.NotationError as exc:
-            return Batch(applied, _error(n, line, exc.message, {"legal": list(exc.legal)}), [])
-        except ServiceError as exc:
-            return Batch(applied, _error(n, line, exc.message, _json_params(exc.params)), [])
-        applied.append(text)
-    return Batch(applied, None, [])
-
-
-def _line_text(n: int, line: str, moves: list[str]) -> tuple[str, dict[str, Any] | None]:
-    """Line ``n`` as a move in the notation (a number read as the email's ``moves[n-1]``), or the error of a
-    number the list does not have."""
-    if not line.rstrip(".").isdigit():
-        return line, None
-    k = int(line.rstrip("."))
-    if not 1 <= k <= len(moves):
-        return line, _error(n, line, "no_such_number", {"count": len(moves)})
-    return moves[k - 1], None
-
-
-def _queue(
-    game: Game,
-    seat: int,
-    user: User,
-    n: int,
-    lines: list[str],
-    moves: list[str],
-    state: engine.GameState,
-    applied: list[str],
-    mail_id: int | None,
-) -> Batch:
-    """Keep line ``n`` and the move lines after it (up to a signature) as ``seat``'s pending orders."""
-    texts: list[str] = []
-    for m, line in enumerate(lines[n - 1 :], start=n):
-        if not line.rstrip(".").isdigit() and not engine.names_a_move(line):
-            ignored = lines[m - 1 :]
-            break
-        text, error = _line_text(m, line, moves)
-        if error is not None:
-            return Batch(applied, error, [])
-        texts.append(text)
-    else:
-        ignored = []
-    pending.queue(game, seat, user, texts, state, mail_id)
-    return Batch(applied, None, ignored, texts)
-
-
-def _error(n: int, line: str, message: str, params: dict[str, Any]) -> dict[str, Any]:
-    return {"line": n, "text": line, "message": message, "params": params}
-
-
-def _json_params(params: dict[str, Any]) -> dict[str, Any]:
-    """The JSON-safe part of a service error's parameters (stored in the result notification)."""
-    return {k: v for k, v in params.items() if isinstance(v, str | int | float | bool | list | type(None))}
 
 
 def _answer(
@@ -586,7 +477,7 @@ def _hooks() -> mail_commands.InboxHooks:
     """What the commands of a reply use of this module (:class:`~games.services.mail_commands.InboxHooks`)."""
     return mail_commands.InboxHooks(
         max_lines=MAX_LINES,
-        apply_lines=_apply_lines,
+        apply_lines=partial(lines_apply, source=ActionRecord.Source.EMAIL),
         answer=_answer,
         subject=_subject,
         still_open=_still_open,

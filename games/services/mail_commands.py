@@ -420,7 +420,7 @@ def mail_commands_run(
     call site in :func:`games.services.inbox._process`, after the checks of who may act).
 
     Lines run in order: each command through :func:`run_command`; each run of move lines through the
-    inbox's batch (:func:`games.services.inbox._apply_lines`), refused as a whole reply of moves would be
+    batch of lines (:func:`games.services.lines.lines_apply`), refused as a whole reply of moves would be
     when the game is over, the decision has been made or the player has played since the email (checked
     once, before anything of this mail runs). A failing move stops the mail there, as in a reply of moves;
     a refused command does not. Once something has run, a line that is neither a command nor a move ends

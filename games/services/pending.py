@@ -85,7 +85,13 @@ def can_queue(state: engine.GameState, seat: int) -> bool:
 
 
 def queue(
-    game: Game, seat: int, user: User, texts: list[str], state: engine.GameState, mail_id: int | None = None
+    game: Game,
+    seat: int,
+    user: User,
+    texts: list[str],
+    state: engine.GameState,
+    source: str = "email",
+    mail_id: int | None = None,
 ) -> list[PendingOrder]:
     """Keep ``texts`` (moves in the notation, in order) as ``seat``'s pending orders for its current turn,
     replacing the orders the seat held (the latest reply's rest of the turn counts). Inside the caller's
@@ -93,7 +99,8 @@ def queue(
 
     A conflict, support or pass line is bound to the battle of the advance before it in ``texts``
     (:data:`NEXT_BATTLE`), else to the battle under way when the seat fights in it, else to the next battle
-    its advance opens.
+    its advance opens. ``source``: the door the lines came through (``email``, ``web``), recorded with each
+    move when it is played; ``mail_id``: the stored mail they came in.
 
     Returns:
         The stored rows, in order.
@@ -119,6 +126,7 @@ def queue(
                 turn_key=turn_key(state, seat),
                 battle=battle,
                 mail_id=mail_id,
+                source=source,
             )
         )
     return PendingOrder.objects.bulk_create(rows)

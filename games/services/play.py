@@ -115,7 +115,7 @@ def bots_run(
     defer: frozenset[str] = DEFERRED_LEVELS,
 ) -> Applied:
     """Let bot seats answer every prompt addressed to them, a person's pending orders answer the decisions
-    that accept them (issue 30, :func:`games.services.pending.next_action`; source ``email``, played rows
+    that accept them (issue 30, :func:`games.services.pending.next_action`; the order's source, played rows
     deleted here), standing orders answer response windows (source ``standing``) and the server pass for
     seats with nothing to decide whose masking delay is 0 (source ``server``), until a human must decide or
     a delay runs (or the game ends). ``records``/``seq`` describe what the caller already applied (its
@@ -148,7 +148,7 @@ def bots_run(
                 if kept.get(prompt.seat):
                     step = pending_orders.next_action(state, prompt.seat, kept[prompt.seat], prompt)
                     if step is not None:
-                        chosen = (prompt.seat, step[0], ActionRecord.Source.EMAIL)
+                        chosen = (prompt.seat, step[0], kept[prompt.seat][0].source)
                         from_orders, consumes = True, step[1]
                         break
             if prompt.kind == engine.PromptKind.RESPONSE and seats is not None and prompt.key not in declined:

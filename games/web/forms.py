@@ -416,6 +416,32 @@ class StandingOrderForm(forms.Form):
         return data
 
 
+class PendingOrdersForm(forms.Form):
+    """The rest of the player's turn, written on the orders page (issue 30): one of their games in progress
+    and the moves, one per line in the notation (``docs/notation.md``), as in an emailed reply. Nothing is
+    chosen in advance but the game the page was opened for (``?game=``). Its fields are prefixed ``later-``
+    (the standing-order form on the same page has a ``game`` too)."""
+
+    prefix = "later"
+    game = forms.TypedChoiceField(label=gettext_lazy("Game"), coerce=int)
+    lines = forms.CharField(
+        label=gettext_lazy("Moves, one per line"),
+        max_length=4000,
+        strip=True,
+        widget=forms.Textarea(attrs={"rows": 5, "spellcheck": "false", "autocapitalize": "none"}),
+        help_text=gettext_lazy(
+            "As in an emailed reply, for example “conflict Fear”, “support Rallying Cry”, “end”. What your "
+            "decision accepts now is played at once; the rest waits for the decision that accepts it."
+        ),
+    )
+
+    def __init__(self, *args: Any, games: list[tuple[int, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        game_field = self.fields["game"]
+        assert isinstance(game_field, forms.ChoiceField)
+        game_field.choices = [("", "—"), *games]
+
+
 #: The optional rules the archive can filter by (R105–R120).
 ARCHIVE_OPTIONS = ("allegiance", "castle_siege", "cut_throat", "skirmish", "mayhem")
 

@@ -418,7 +418,8 @@ def waiting_model(gv: GameView, waiting_seats: list[int], names: dict[int, str])
     Returns:
         ``{"waiting_window" (bool), "thinking_names", "waiting_names" (lists of names), "waiting_deadline"
         (datetime or ``None``), "own_auto" (the sentence for a decision the server takes for the viewer,
-        or "")}``.
+        or ""), "rest_of_turn" (bool: it is the viewer's own turn, interrupted by what others decide, so
+        the rest of it can be written as pending orders, issue 30)}``.
     """
     assert gv.view is not None
     bots = stand_ins(gv.seats)
@@ -435,7 +436,17 @@ def waiting_model(gv: GameView, waiting_seats: list[int], names: dict[int, str])
         "waiting_names": [] if window else [names.get(s, "?") for s in people],
         "waiting_deadline": min(deadlines) if deadlines else None,
         "own_auto": own_auto,
+        "rest_of_turn": rest_of_turn(gv),
     }
+
+
+def rest_of_turn(gv: GameView) -> bool:
+    """Whether it is the viewer's own turn, interrupted (a battle, a window, a choice: no plain turn
+    decision of theirs is open), so the rest of it can be written now as pending orders (issue 30, as
+    :func:`games.services.pending.can_queue` allows)."""
+    if gv.seat is None or gv.view is None or gv.view["active"] != gv.seat or gv.view["winners"]:
+        return False
+    return not any(p["kind"] == PromptKind.TURN for p in gv.my_prompts)
 
 
 def _signature(gv: GameView, waiting_seats: list[int], undo: Any) -> str:
