@@ -430,8 +430,9 @@ class PendingOrdersForm(forms.Form):
         strip=True,
         widget=forms.Textarea(attrs={"rows": 5, "spellcheck": "false", "autocapitalize": "none"}),
         help_text=gettext_lazy(
-            "As in an emailed reply, for example “conflict Fear”, “support Rallying Cry”, “end”. What your "
-            "decision accepts now is played at once; the rest waits for the decision that accepts it."
+            "As in an emailed reply, in the words of your emails: for example “conflict …”, “support …” and "
+            "“end”. What your decision accepts now is played at once; the rest waits for the decision that "
+            "accepts it."
         ),
     )
 
