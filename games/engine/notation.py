@@ -32,7 +32,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 
 from . import actions as A
-from .errors import InvalidActionPayload
+from .errors import InvalidActionPayload, InvalidSeat
 from .kinds import PromptKind
 from .names import (
     ABILITY_NAMES,
@@ -391,11 +391,17 @@ def to_text(state: GameState, action: A.Action, lang: str = "en") -> str:
         E.g. ``"advance Forest 4"``; :func:`parse_text` reads it back to ``action``.
 
     Raises:
-        InvalidActionPayload: an unknown ``lang``.
+        InvalidActionPayload: an unknown ``lang``, or ``action`` is no engine action.
+        InvalidSeat: a card id of ``action`` names a seat outside the game.
     """
     lang = _lang(lang)
+    writer = _WRITERS.get(type(action))
+    if writer is None:
+        raise InvalidActionPayload(f"not an engine action: {type(action).__name__}")
     seat = _actor(state, action)
-    return _WRITERS[type(action)](state, seat, action, lang)
+    if not 0 <= seat < len(state.players):
+        raise InvalidSeat(seat, len(state.players))
+    return writer(state, seat, action, lang)
 
 
 def _actor(state: GameState, action: A.Action) -> int:
@@ -560,15 +566,30 @@ def parse_text(state: GameState, seat: int, text: str, lang: str = "en") -> A.Ac
 
 def names_a_move(text: str) -> bool:
     """Whether ``text`` begins with a move's word in any of the four languages (``advance …``, ``koniec``),
-    whatever follows: the email reply reader tells a mistyped move from a signature by it (issue 18)."""
-    return _match_verb(_clean(text))[0] is not None
+    whatever follows: the email reply reader tells a mistyped move from a signature by it (issue 18).
+
+    Raises:
+        InvalidActionPayload: ``text`` is not a string.
+    """
+    return _match_verb(_clean(_text_of(text)))[0] is not None
 
 
 def verb_of(text: str) -> str | None:
     """The move word ``text`` begins with, as the reader's key (``advance``, ``support``, ``pass``, ``end``…,
     any of the four languages and their tolerant forms), or ``None``: pending orders (issue 30) tell a
-    battle's lines from a turn's by it."""
-    return _match_verb(_clean(text))[0]
+    battle's lines from a turn's by it.
+
+    Raises:
+        InvalidActionPayload: ``text`` is not a string.
+    """
+    return _match_verb(_clean(_text_of(text)))[0]
+
+
+def _text_of(text: object) -> str:
+    """``text`` when it is a string; anything else is no line of notation."""
+    if not isinstance(text, str):
+        raise InvalidActionPayload(f"a move is written as text, not {type(text).__name__}")
+    return text
 
 
 def _need_empty(rest: str, verb: str) -> None:

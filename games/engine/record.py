@@ -53,6 +53,15 @@ def _entry(item: Any) -> tuple[int, Action]:
     return item["seat"], parse_action(item.get("action"))
 
 
+def _pair(item: tuple[Any, ...]) -> tuple[int, Action]:
+    """A ``(seat, Action)`` pair of a replay's actions."""
+    if len(item) != 2 or not isinstance(item[0], int) or isinstance(item[0], bool):
+        raise InvalidActionPayload("a replayed pair is (seat, Action)")
+    if not isinstance(item[1], Action):
+        raise InvalidActionPayload("a replayed pair is (seat, Action)", "action")
+    return item[0], item[1]
+
+
 def replay(setup: dict[str, Any], actions: Iterable[Any]) -> GameState:
     """Rebuild a game from its setup and recorded actions.
 
@@ -64,13 +73,16 @@ def replay(setup: dict[str, Any], actions: Iterable[Any]) -> GameState:
         The final state (equal to the live state of the same game).
 
     Raises:
-        ReplayError: an entry is malformed or illegal (``index`` says which).
+        ReplayError: ``actions`` is not a list of entries, or an entry is malformed or illegal (``index``
+            says which).
         ContentError: the setup is invalid.
     """
     state = new_game(setup)
+    if isinstance(actions, str | bytes | dict) or not isinstance(actions, Iterable):
+        raise ReplayError(0, InvalidActionPayload("a record's actions are a list of entries"), state)
     for index, item in enumerate(actions):
         try:
-            seat, action = item if isinstance(item, tuple) else _entry(item)
+            seat, action = _pair(item) if isinstance(item, tuple) else _entry(item)
             state = apply(state, seat, action).state
         except (IllegalAction, InvalidActionPayload, InvalidSeat) as exc:
             raise ReplayError(index, exc, state) from exc

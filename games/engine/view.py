@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import actions as A
+from .errors import InvalidActionPayload
 from .kinds import PromptKind
 from .prompts import pending
 from .rules import (
@@ -65,7 +66,13 @@ def card_view(state: GameState, seat: int, card: int) -> CardView:
 
 
 def redact_event(event: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
-    """Return ``event`` as ``viewer`` may see it: private fields merged only for their owner."""
+    """Return ``event`` as ``viewer`` may see it: private fields merged only for their owner.
+
+    Raises:
+        InvalidActionPayload: ``event`` is not an event (a dict).
+    """
+    if not isinstance(event, dict):
+        raise InvalidActionPayload(f"an event is an object, not {type(event).__name__}")
     out = {k: v for k, v in event.items() if k != "private"}
     private = event.get("private")
     if private and viewer is not None and str(viewer) in private:

@@ -22,14 +22,18 @@ from games.engine import (
     ReplayError,
     apply,
     legal_actions,
+    names_a_move,
     new_game,
     parse_action,
     read_record,
+    redact_event,
     replay,
     to_dict,
+    to_text,
+    verb_of,
     view_for,
 )
-from games.engine.actions import EndTurn
+from games.engine.actions import ChooseConflict, DiscardChoice, EndTurn, PlaySupport
 
 FUZZ = settings(
     max_examples=2000,
@@ -103,6 +107,11 @@ def test_view_for_refuses_a_bad_viewer_but_takes_the_spectator(state: GameState,
         {"players": 2, "seed": 1, "pin": {"first_player": True}},
         {"players": 2, "seed": 1, "optoins": {"mayhem": True}},
         {"players": 2, "seed": 1, "pin": {"tiles": {"t٨": "city"}}},
+        # issue 31 §6: a null seat in a per-seat pin (TypeError while dealing), content that is bytes
+        {"players": 2, "pin": {"decks": [None]}},
+        {"players": 2, "pin": {"artefacts": [[], None]}},
+        {"players": 2, "content": b"t1"},
+        {"players": 2, "content": 7},
     ],
 )
 def test_a_malformed_setup_is_a_content_error(setup: dict[str, Any]) -> None:
@@ -204,3 +213,61 @@ def test_replay_raises_only_typed_errors(actions: list[Any], record: Any) -> Non
         replay({"players": 2, "seed": 3}, actions)
     with contextlib.suppress(EngineError):
         replay(*read_record(record))
+
+
+# --------------------------------------------------------------------------------------------------------
+# Issue 31 §6: the last untyped errors
+# --------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "action",
+    [ChooseConflict(card="s7c01"), PlaySupport(cards=("s9c02",)), DiscardChoice(card="s5c00")],
+)
+def test_to_text_of_a_card_of_a_seat_outside_the_game_is_an_invalid_seat(
+    state: GameState, action: Any
+) -> None:
+    """It raised IndexError (the card id's seat indexed the players)."""
+    with pytest.raises(InvalidSeat):
+        to_text(state, action)
+
+
+@pytest.mark.parametrize("action", [{"type": "end_turn"}, None, "end", EndTurn])
+def test_to_text_of_something_that_is_no_action_is_an_invalid_payload(state: GameState, action: Any) -> None:
+    """It raised KeyError (the writers' table is keyed by the action's class)."""
+    with pytest.raises(InvalidActionPayload):
+        to_text(state, action)
+
+
+@pytest.mark.parametrize("actions", [None, 5, "end_turn", b"x", {"seat": 0}])
+def test_replay_of_actions_that_are_no_list_is_a_replay_error(actions: Any) -> None:
+    """``replay(setup, None)`` raised TypeError."""
+    setup = new_game({"players": 2, "seed": 3}).setup
+    with pytest.raises(ReplayError) as caught:
+        replay(setup, actions)
+    assert caught.value.index == 0 and caught.value.code == "invalid_payload"
+
+
+@pytest.mark.parametrize("pair", [(0,), (0, EndTurn(), 1), ("0", EndTurn()), (True, EndTurn()), (0, "end")])
+def test_replay_of_a_pair_that_is_not_seat_and_action_is_a_replay_error(pair: tuple[Any, ...]) -> None:
+    """Tuples of the wrong length raised ValueError while unpacking."""
+    setup = new_game({"players": 2, "seed": 3}).setup
+    with pytest.raises(ReplayError) as caught:
+        replay(setup, [pair])
+    assert caught.value.index == 0 and caught.value.code == "invalid_payload"
+
+
+@pytest.mark.parametrize("text", [None, 3, b"end", ["end"]])
+def test_names_a_move_and_verb_of_refuse_what_is_not_text(text: Any) -> None:
+    """``names_a_move(None)`` raised AttributeError."""
+    with pytest.raises(InvalidActionPayload):
+        names_a_move(text)
+    with pytest.raises(InvalidActionPayload):
+        verb_of(text)
+
+
+@pytest.mark.parametrize("event", [None, [], "advanced", 3])
+def test_redact_event_refuses_what_is_not_an_event(event: Any) -> None:
+    """``redact_event(None, 0)`` raised AttributeError."""
+    with pytest.raises(InvalidActionPayload):
+        redact_event(event, 0)

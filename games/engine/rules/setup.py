@@ -36,6 +36,8 @@ def normalize_setup(setup: dict[str, Any]) -> dict[str, Any]:
     seed = bounded_int(setup.get("seed", 0), -MAX_SETUP_INT - 1, MAX_SETUP_INT, "seed")
     options = _normalize_options(setup.get("options") or {}, players)
     content = setup.get("content", "default")
+    if not isinstance(content, str | dict):
+        raise ContentError("content must be a content set's name or an inline object")
     layout = setup.get("layout")
     pin = _normalize_pin(setup.get("pin") or {}, players)
     canonical = {
@@ -80,6 +82,9 @@ def _per_seat(value: Any, players: int, what: str) -> list[list[str]]:
         return []
     if not isinstance(value, list) or len(value) > players:
         raise ContentError(f"{what} must be a list with one list of ids per seat (at most {players})")
+    for seat, ids in enumerate(value):
+        if not isinstance(ids, list):  # a null seat would be an empty list here and crash the deal
+            raise ContentError(f"{what}[{seat}] must be a list of ids")
     return [_id_list(ids, f"{what}[{seat}]") for seat, ids in enumerate(value)]
 
 
