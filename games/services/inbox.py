@@ -46,7 +46,7 @@ from games.services.mail_reading import (
     message_id_of,
     read_reply,
 )
-from games.services.outbox import DECISION_KINDS, TURN_RETURN, dedupe_key, enqueue_send
+from games.services.outbox import DECISION_KINDS, TURN_RETURN, dedupe_key, send_after_commit
 from mastery.text import single_line
 
 log = logging.getLogger(__name__)
@@ -425,7 +425,7 @@ def _answer(
         skip_reason=limit or "",
     )
     if limit is None:
-        transaction.on_commit(partial(enqueue_send, game_id))
+        send_after_commit(game_id)
     else:
         log.warning("inbound mail %s not answered (%s) to user %s", mail.pk, limit, user.pk)
     return n

@@ -9,7 +9,9 @@ This module only touches models (no views, no email), so :mod:`games.services` c
 from __future__ import annotations
 
 import logging
+import threading
 import uuid
+import weakref
 from collections.abc import Collection, Iterable
 from datetime import datetime, timedelta
 from functools import partial
@@ -221,7 +223,7 @@ def queue_write(
             add(seat, Notification.Kind.FINISHED, "end", {})
     if rows:
         Notification.objects.bulk_create(rows, ignore_conflicts=True)
-        transaction.on_commit(partial(enqueue_send, game.pk))
+        send_after_commit(game.pk)
     return len(rows)
 
 
@@ -241,7 +243,7 @@ def queue_lobby(*, game: Game, seat: Seat, taken: int, now: datetime) -> int:
     if taken >= game.players:
         rows.append(_row(game.created_by_id, game.pk, 0, Notification.Kind.FULL, "full", data, now))
     Notification.objects.bulk_create(rows, ignore_conflicts=True)
-    transaction.on_commit(partial(enqueue_send, game.pk))
+    send_after_commit(game.pk)
     return len(rows)
 
 
@@ -269,8 +271,44 @@ def queue_chat(*, game: Game, message_id: int, readers: list[tuple[int, int, boo
         for user_id, seat, personal in readers
     ]
     Notification.objects.bulk_create(rows, ignore_conflicts=True)
-    transaction.on_commit(partial(enqueue_send, game.pk))
+    send_after_commit(game.pk)
     return len(rows)
+
+
+class _SendLater:
+    """The one ``notifications_send`` of a game that the current transaction asked for: registered with
+    ``transaction.on_commit``, it publishes the task when the transaction commits."""
+
+    def __init__(self, game_id: int) -> None:
+        self.game_id = game_id
+
+    def __call__(self) -> None:
+        refs = _asked.__dict__.get("refs", {})
+        if refs.get(self.game_id) is not None and refs[self.game_id]() is self:
+            del refs[self.game_id]
+        enqueue_send(self.game_id)
+
+
+#: Per thread: game id -> a weak reference to its :class:`_SendLater` waiting for the commit.
+_asked = threading.local()
+
+
+def send_after_commit(game_id: int) -> None:
+    """Publish one ``notifications_send`` for ``game_id`` when the current transaction commits (at once
+    outside a transaction), however many writes of the transaction ask for it (issue 31: a reply asked
+    twice, for its game's notifications and for its own answer).
+
+    The waiting callback is held only by the transaction's on-commit list (``transaction.on_commit``,
+    Django's public API); this module keeps a weak reference to it. When the transaction or the savepoint
+    that registered it rolls back, Django drops the callback, the reference dies, and the next ask
+    registers a new one: a rolled-back write never swallows a later one's email."""
+    refs: dict[int, weakref.ref[_SendLater]] = _asked.__dict__.setdefault("refs", {})
+    ref = refs.get(game_id)
+    if ref is not None and ref() is not None:
+        return
+    callback = _SendLater(game_id)
+    refs[game_id] = weakref.ref(callback)
+    transaction.on_commit(callback)
 
 
 def enqueue_send(game_id: int | None) -> None:

@@ -19,8 +19,6 @@ A pending order is visible only to its seat's player (the page's orders list and
 
 from __future__ import annotations
 
-from functools import partial
-
 from django.db import transaction
 from django.utils import timezone
 
@@ -30,7 +28,7 @@ from games.engine import actions as A
 from games.models import Game, Notification, PendingOrder, Seat
 from games.services.errors import NotFound
 from games.services.locks import lock_with_seats
-from games.services.outbox import dedupe_key, enqueue_send
+from games.services.outbox import dedupe_key, send_after_commit
 
 #: ``PendingOrder.battle`` of a battle line written after an advance that has not been played yet.
 NEXT_BATTLE = "next"
@@ -231,7 +229,7 @@ def drop(orders: list[PendingOrder], count: int, reason: str, prompt_key: str = 
         send_after=now,
         status=Notification.Status.PENDING,
     )
-    transaction.on_commit(partial(enqueue_send, first.game_id))
+    send_after_commit(first.game_id)
 
 
 def pending_list(*, user: User, game_id: int | None = None) -> list[PendingOrder]:
