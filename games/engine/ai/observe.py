@@ -4,14 +4,17 @@
 seat may not know (R95) taken out and put in a canonical form, plus the counts it may know. Other seats'
 hands and every deck become one sorted *pool* per player (the seat knows which cards a player has left,
 not where they are), others' face-down conflict cards go back to their pool (R68), others' sealed window
-answers are forgotten (R37, sealed mode), cards another seat looks at (Insight, Prosperity) are dropped,
-and the seed, the chance counter and pinned dice are zeroed (future chance is unknown to everybody). Two
+answers are forgotten (R37, sealed mode), the Order card a rival's crown use names is dropped while its
+window is open (R41, as ``view_for`` shows the window), cards another seat looks at (Insight, Prosperity)
+are dropped, and the seed, the chance counter, pinned dice and the count of actions applied are zeroed
+(future chance is unknown to everybody; how many actions led here is not part of the position). Two
 states that differ only in what the seat cannot see give equal observations, so a bot that reads only the
 observation decides the same in both.
 
 :func:`sample` deals an observation back into a full state (a *determinisation*): each pool is shuffled
 and split by the known hand and deck sizes, a hidden conflict card is drawn from its player's conflict
-cards, what the seat itself looked at stays where it saw it, and chance gets a fresh seed. The seat's own
+cards, a rival's hidden Order card is drawn from their eligible discards, what the seat itself looked at
+stays where it saw it, and chance gets a fresh seed. The seat's own
 view of every sample equals its view of the real state.
 """
 
@@ -22,7 +25,8 @@ from dataclasses import dataclass
 from ..kinds import PromptKind
 from ..rng import Rng
 from ..rules.core import in_turn
-from ..state import NO_CARD, UNCHOSEN, Battle, Choice, GameState, Player, to_dict
+from ..rules.crowns import order_candidates
+from ..state import NO_CARD, UNCHOSEN, Battle, Choice, GameState, Player, Window, to_dict
 
 #: ``Battle.conflict`` marker in an observation: another seat has chosen face down (card or no card).
 HIDDEN = -3
@@ -89,6 +93,10 @@ def observe(state: GameState, seat: int) -> Observation:
         pairs = zip(window.asked, window.answers, strict=True)
         window.answers = [answer if asked == seat else None for asked, answer in pairs]
         s.window = window
+    if window is not None and "card" in window.crown and window.opener != seat:
+        window = window.copy()  # the Order card a rival chose stays theirs until the window closes
+        window.crown = {k: v for k, v in window.crown.items() if k != "card"}
+        s.window = window
     for p in players:
         if p.seat != seat:
             p.deck = sorted(p.deck + p.hand)
@@ -97,6 +105,7 @@ def observe(state: GameState, seat: int) -> Observation:
             p.deck = sorted(p.deck)
     s.players = players
     s.seed, s.rng_counter, s.dice_queue = 0, 0, []
+    s.actions_applied = 0  # how many actions led here is no part of the position a seat sees
     s.setup = {k: v for k, v in s.setup.items() if k not in ("seed", "pin")} | {"seed": 0}
     return Observation(seat, s, sizes, tuple(tops))
 
@@ -128,6 +137,9 @@ def sample(obs: Observation, rng: Rng) -> GameState:
     choice = s.choice
     if choice is not None and choice.seat != obs.seat:
         s.choice = _deal_look(choice, players, s)
+    window = s.window
+    if window is not None and window.crown.get("ability") == "order" and "card" not in window.crown:
+        s.window = _deal_order_card(window, s, rng)
     s.players = players
     s.seed = rng.below(1 << 62)
     s.setup = {**s.setup, "seed": s.seed}
@@ -182,6 +194,17 @@ def _deal_look(choice: Choice, players: list[Player], state: GameState) -> Choic
     if choice.kind == PromptKind.PROSPERITY and choice.target >= 0 and players[choice.target].deck:
         return _with_cards(choice, [players[choice.target].deck[-1]])
     return choice
+
+
+def _deal_order_card(window: Window, state: GameState, rng: Rng) -> Window:
+    """A rival's Crown of Order use waiting in its window names one of their cards discarded on a previous
+    turn (R41, R101); the observation does not say which, so one is drawn (none when there is none)."""
+    candidates = order_candidates(state, window.opener)
+    if not candidates:
+        return window
+    window = window.copy()
+    window.crown = {**window.crown, "card": candidates[rng.below(len(candidates))]}
+    return window
 
 
 def _with_cards(choice: Choice, cards: list[int]) -> Choice:
