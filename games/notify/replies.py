@@ -111,6 +111,12 @@ def reply_result(n: Notification, gv: GameView, title: str) -> tuple[str, str, l
                 % {"orders": word("orders"), "clear": word("clear")}
             )
             details += [f"… {line}" for line in kept]
+        unneeded = list(data.get("unneeded", []))
+        if unneeded:  # the lines after a move that ended the game
+            details.append(
+                _("The game ended with your move, so these lines were not needed: %(lines)s")
+                % {"lines": " / ".join(unneeded[:5])}
+            )
         ignored = list(data.get("ignored", []))
         if ignored:
             details.append(

@@ -273,6 +273,7 @@ def _process(mail: InboundMail, now: datetime) -> None:
         "error": batch.error,
         "ignored": batch.ignored,
         "pending": batch.pending,
+        "unneeded": batch.unneeded,
     }
     done = content or bool(batch.applied) or bool(batch.pending)
     _answer(mail, owner, origin, outcome, _subject(reply), content=done, now=now)

@@ -31,12 +31,14 @@ class Batch:
     """What applying a reply's lines did: ``applied`` (the lines applied, as notation), ``error`` (the
     failing line: ``{"line": n, "text", "message", "params"}``, or ``None``) and ``ignored`` (lines after
     the moves that name no move, read as a signature) and ``pending`` (issue 30: the lines kept as the
-    seat's pending orders, as moves in the notation, because no decision of the seat accepted them yet)."""
+    seat's pending orders, as moves in the notation, because no decision of the seat accepted them yet) and
+    ``unneeded`` (the lines after a move that ended the game: nothing is left to play them in)."""
 
     applied: list[str]
     error: dict[str, Any] | None
     ignored: list[str]
     pending: list[str] = field(default_factory=list)
+    unneeded: list[str] = field(default_factory=list)
 
 
 def lines_apply(
@@ -71,6 +73,8 @@ def lines_apply(
         if applied and not line.rstrip(".").isdigit() and not engine.names_a_move(line):
             return Batch(applied, None, lines[n - 1 :])
         game, seats = lock_with_seats(game_id)
+        if applied and game.status != Game.Status.ACTIVE:  # a line won the game: the rest is not needed
+            return Batch(applied, None, [], [], lines[n - 1 :])
         state = game_state(game)
         seat = next((s.number for s in seats if s.user_id == user.pk), None)
         try:
