@@ -275,22 +275,33 @@ def queue_chat(*, game: Game, message_id: int, readers: list[tuple[int, int, boo
     return len(rows)
 
 
-class _SendLater:
-    """The one ``notifications_send`` of a game that the current transaction asked for: registered with
-    ``transaction.on_commit``, it publishes the task when the transaction commits."""
+class _Sends:
+    """The games whose ``notifications_send`` one transaction asked for: shared by that transaction's
+    :class:`_SendLater` callbacks, so the first to run publishes each game's task and the others skip it.
+    ``closed`` once the transaction committed (its callbacks run); a later transaction gets new ones."""
 
-    def __init__(self, game_id: int) -> None:
+    def __init__(self) -> None:
+        self.closed = False
+        self.published: set[int] = set()
+
+
+class _SendLater:
+    """One ask for a game's ``notifications_send``, registered with ``transaction.on_commit``."""
+
+    def __init__(self, game_id: int, sends: _Sends) -> None:
         self.game_id = game_id
+        self.sends = sends
 
     def __call__(self) -> None:
-        refs = _asked.__dict__.get("refs", {})
-        if refs.get(self.game_id) is not None and refs[self.game_id]() is self:
-            del refs[self.game_id]
+        self.sends.closed = True
+        if self.game_id in self.sends.published:
+            return
+        self.sends.published.add(self.game_id)
         enqueue_send(self.game_id)
 
 
-#: Per thread: game id -> a weak reference to its :class:`_SendLater` waiting for the commit.
-_asked = threading.local()
+#: Per thread: a weak reference to the :class:`_Sends` of the transaction under way.
+_current = threading.local()
 
 
 def send_after_commit(game_id: int) -> None:
@@ -298,17 +309,17 @@ def send_after_commit(game_id: int) -> None:
     outside a transaction), however many writes of the transaction ask for it (issue 31: a reply asked
     twice, for its game's notifications and for its own answer).
 
-    The waiting callback is held only by the transaction's on-commit list (``transaction.on_commit``,
-    Django's public API); this module keeps a weak reference to it. When the transaction or the savepoint
-    that registered it rolls back, Django drops the callback, the reference dies, and the next ask
-    registers a new one: a rolled-back write never swallows a later one's email."""
-    refs: dict[int, weakref.ref[_SendLater]] = _asked.__dict__.setdefault("refs", {})
-    ref = refs.get(game_id)
-    if ref is not None and ref() is not None:
-        return
-    callback = _SendLater(game_id)
-    refs[game_id] = weakref.ref(callback)
-    transaction.on_commit(callback)
+    Each ask registers a callback with ``transaction.on_commit`` (Django's public API), so a savepoint that
+    rolls back takes only its own asks with it; the callbacks of one transaction share one :class:`_Sends`,
+    and the first of them to run for a game publishes its task. That record is held only by the callbacks
+    (this module keeps a weak reference), so it is gone once the transaction has committed or rolled back,
+    and the next transaction starts a new one."""
+    ref = getattr(_current, "sends", None)
+    sends = ref() if ref is not None else None
+    if sends is None or sends.closed:
+        sends = _Sends()
+        _current.sends = weakref.ref(sends)
+    transaction.on_commit(_SendLater(game_id, sends))
 
 
 def enqueue_send(game_id: int | None) -> None:
