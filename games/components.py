@@ -13,7 +13,7 @@ text), the log, emails and the rules reference (``/rules/``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -509,3 +509,31 @@ OPTION_RULES = {
     "skirmish": "R117",
     "mayhem": "R118",
 }
+
+
+def optional_rules_on(options: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The optional rules a table plays, in the rulebook's order (:data:`games.engine.OPTIONAL_RULES`, their
+    one list): ``(name, what it changes)``, translated; Allegiance is named by its team size and Skirmish
+    by its target (R105, R117). Empty: the basic rules.
+
+    Args:
+        options: a table's options (``Game.options`` or a setup's), keyed as the engine's.
+    """
+    out: list[tuple[str, str]] = []
+    for key in engine.OPTIONAL_RULES:
+        value = options.get(key)
+        if not value:
+            continue
+        name: Any = OPTION_NAMES[key]
+        if key == "allegiance":
+            name = _("Allegiance: teams of three") if value == "triples" else _("Allegiance: teams of two")
+        elif key == "skirmish":
+            name = _("Skirmish (11 VP)")
+        out.append((str(name), str(OPTION_TEXTS[key])))
+    return out
+
+
+def optional_rule_choices() -> list[tuple[str, str]]:
+    """``(option key, translated name)`` of every optional rule, in the rulebook's order (the archive's
+    filter)."""
+    return [(key, str(OPTION_NAMES[key])) for key in engine.OPTIONAL_RULES]

@@ -176,8 +176,9 @@ SERVICE_MESSAGES: dict[str, Promise] = {
     "not a game record: it needs a setup and actions": gettext_lazy(
         "This is not a game record: it needs a setup and actions."
     ),
-    "this is not a medieval-mastery/1 game record": gettext_lazy(
-        "This is not a game record of this site (its format must be medieval-mastery/1)."
+    "this is not a medieval-mastery game record": gettext_lazy(
+        "This is not a game record of this site (its format must be medieval-mastery/2, or "
+        "medieval-mastery/1 for older records)."
     ),
     "an action needs a seat": gettext_lazy("Every action in the record needs a seat."),
     "a record cannot contain NUL characters": gettext_lazy("A game record cannot contain NUL characters."),

@@ -515,7 +515,7 @@ def archive(
         games = games.filter(
             Q(seats__user__display_name__icontains=player) | Q(seats__guest_name__icontains=player)
         )
-    if option in ("castle_siege", "cut_throat", "skirmish", "mayhem"):
+    if option in engine.OPTION_FLAGS:
         games = games.filter(**{f"options__{option}": True})
     elif option == "allegiance":
         games = games.exclude(options__allegiance=None).filter(options__has_key="allegiance")

@@ -32,10 +32,13 @@ from .notation import (
     verb_of,
 )
 from .prompts import Prompt, legal_actions, pending
-from .record import RECORD_FORMAT, ReplayError, make_record, read_record, replay
+from .record import RECORD_FORMAT, RECORD_FORMAT_1, ReplayError, make_record, read_record, replay
 from .rules import (
     ADDED_OPTIONS,
+    LEGACY_EDITION,
     OPTION_DEFAULTS,
+    OPTION_FLAGS,
+    OPTIONAL_RULES,
     RULES_EDITION,
     Transition,
     advance_targets,
@@ -74,9 +77,13 @@ from .view_types import (
 
 __all__ = [
     "ADDED_OPTIONS",
+    "LEGACY_EDITION",
     "NOTATION_LANGS",
+    "OPTIONAL_RULES",
     "OPTION_DEFAULTS",
+    "OPTION_FLAGS",
     "RECORD_FORMAT",
+    "RECORD_FORMAT_1",
     "RULES_EDITION",
     "Action",
     "ActionType",

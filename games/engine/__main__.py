@@ -21,11 +21,11 @@ from .bot import choose, next_decision
 from .errors import ContentError, IllegalAction
 from .record import ReplayError, make_record, read_record, replay
 from .rng import Rng
-from .rules import apply, current_options, new_game
+from .rules import OPTION_FLAGS, apply, current_options, new_game
 from .state import state_hash
 from .view import public_summary, referee_summary
 
-_FLAGS = ("castle_siege", "cut_throat", "skirmish", "mayhem", "castle_lake_link")
+_FLAGS = OPTION_FLAGS
 
 
 def play_random_game(
@@ -54,8 +54,8 @@ def _apply(state: Any, seat: int, action: Action) -> Any:
 
 
 def _replay(path: str) -> int:
-    """``replay PATH``: print the summaries (exit 0), the failing action with the referee summary of the
-    position it met (exit 2), or ``bad_record`` (exit 1)."""
+    """``replay PATH``: print the rules edition, the summaries and the hash (exit 0), the failing action
+    with the referee summary of the position it met (exit 2), or ``bad_record`` (exit 1)."""
     try:
         with open(path, encoding="utf-8") as fh:
             record = json.load(fh)
@@ -72,6 +72,7 @@ def _replay(path: str) -> int:
         print(json.dumps({"error": "bad_record", "detail": str(exc)}))
         return 1
     final = {
+        "rules_edition": state.setup["options"]["rules_edition"],  # the rules it was replayed with
         "summary": public_summary(state),
         "referee": referee_summary(state),
         "state_hash": state_hash(state),

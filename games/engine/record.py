@@ -1,6 +1,6 @@
 """Game records (``docs/game-record.md``): a setup plus an ordered list of seat actions, and replay.
 
-A record is ``{"format": "medieval-mastery/1", "setup": {...}, "actions": [{"seat": 0, "action": {...},
+A record is ``{"format": "medieval-mastery/2", "setup": {...}, "actions": [{"seat": 0, "action": {...},
 "source": "web"}, ...]}``; ``source`` is informative (``timeout`` marks system-applied timeouts). Replay
 never reads a clock: a timeout is an ordinary recorded action.
 """
@@ -12,10 +12,14 @@ from typing import Any
 
 from .actions import Action, parse_action
 from .errors import ContentError, EngineError, IllegalAction, InvalidActionPayload, InvalidSeat
-from .rules import apply, new_game
+from .rules import LEGACY_EDITION, apply, new_game
 from .state import GameState
 
-RECORD_FORMAT = "medieval-mastery/1"
+#: The format records are written in: the setup names its ``rules_edition`` (issue 31).
+RECORD_FORMAT = "medieval-mastery/2"
+#: The first format: a setup that names no edition is read as :data:`LEGACY_EDITION` (games stored before
+#: issue 14 named none; later ones name it either way).
+RECORD_FORMAT_1 = "medieval-mastery/1"
 
 
 class ReplayError(EngineError):
@@ -91,21 +95,34 @@ def replay(setup: dict[str, Any], actions: Iterable[Any]) -> GameState:
 
 def read_record(record: Any) -> tuple[dict[str, Any], list[Any]]:
     """Check a record's envelope (``docs/game-record.md`` §1): an object whose ``format`` is
-    :data:`RECORD_FORMAT`, with a ``setup`` object and an ``actions`` list.
+    :data:`RECORD_FORMAT` or :data:`RECORD_FORMAT_1`, with a ``setup`` object and an ``actions`` list.
+
+    The rules edition is read by the format (issue 31): a ``medieval-mastery/2`` setup must name its
+    ``options.rules_edition``; a ``medieval-mastery/1`` setup that names none is read as
+    :data:`LEGACY_EDITION` (the reading the games it was written for were played with).
 
     Returns:
-        ``(setup, actions)``, for :func:`replay` (which checks each of them).
+        ``(setup, actions)``, for :func:`replay` (which checks each of them); the setup names its edition.
 
     Raises:
-        ContentError: not an object, a missing or other ``format``, or a missing setup or action list.
+        ContentError: not an object, a missing or other ``format``, a missing setup or action list, or a
+            ``medieval-mastery/2`` setup that names no edition.
     """
     if not isinstance(record, dict):
         raise ContentError("a record must be an object")
     setup, actions = record.get("setup"), record.get("actions")
     if not isinstance(setup, dict) or not isinstance(actions, list):
         raise ContentError("a record needs a 'setup' object and an 'actions' list")
-    if record.get("format") != RECORD_FORMAT:
-        raise ContentError(f"record format must be {RECORD_FORMAT!r}, not {record.get('format')!r}")
+    form = record.get("format")
+    if form not in (RECORD_FORMAT, RECORD_FORMAT_1):
+        raise ContentError(f"record format must be {RECORD_FORMAT!r}, not {form!r}")
+    options = setup.get("options") or {}
+    if not isinstance(options, dict):
+        raise ContentError("options must be an object")
+    if "rules_edition" not in options:
+        if form == RECORD_FORMAT:
+            raise ContentError(f"a {RECORD_FORMAT} setup names its options.rules_edition")
+        setup = {**setup, "options": {**options, "rules_edition": LEGACY_EDITION}}
     return setup, actions
 
 

@@ -111,7 +111,8 @@ def _import_start(record: Any) -> tuple[dict[str, Any], engine.GameState, list[A
 
     Raises:
         BadPayload: not a record, NUL characters, too many actions, another ``format`` than
-            ``medieval-mastery/1``, or a setup the engine refuses.
+            ``medieval-mastery/2`` or ``/1``, a ``/2`` setup that names no rules edition, or a setup the
+            engine refuses.
     """
     if not isinstance(record, dict) or not isinstance(record.get("setup"), dict):
         raise BadPayload("not a game record: it needs a setup and actions")
@@ -122,8 +123,10 @@ def _import_start(record: Any) -> tuple[dict[str, Any], engine.GameState, list[A
         raise BadPayload(f"a record needs a list of at most {IMPORT_MAX_ACTIONS} actions")
     try:
         raw_setup, actions = engine.read_record(record)
-    except engine.ContentError as exc:  # the envelope is sound, so only the format is left
-        raise BadPayload("this is not a medieval-mastery/1 game record") from exc
+    except engine.ContentError as exc:  # the envelope is sound: the format, or its edition, is left
+        if record.get("format") in (engine.RECORD_FORMAT, engine.RECORD_FORMAT_1):
+            raise BadPayload(f"the setup is not valid: {exc}") from exc
+        raise BadPayload("this is not a medieval-mastery game record") from exc
     try:
         setup = engine.normalize_setup(raw_setup)
         state = engine.new_game(setup)

@@ -444,7 +444,7 @@ class PendingOrdersForm(forms.Form):
 
 
 #: The optional rules the archive can filter by (R105–R120).
-ARCHIVE_OPTIONS = ("allegiance", "castle_siege", "cut_throat", "skirmish", "mayhem")
+ARCHIVE_OPTIONS = engine.OPTIONAL_RULES
 
 
 class ArchiveFilterForm(forms.Form):

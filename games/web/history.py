@@ -18,6 +18,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from accounts.models import User
 from games import services
+from games.components import optional_rule_choices
 from games.messages import service_message
 from games.models import RATING_POOLS, Game
 from games.selectors import archive as select_archive
@@ -134,5 +135,11 @@ def archive(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "games/archive.html",
-        {"page": page, "filters": filters, "query": urlencode(query), "notices": form.notices},
+        {
+            "page": page,
+            "filters": filters,
+            "query": urlencode(query),
+            "notices": form.notices,
+            "option_choices": optional_rule_choices(),
+        },
     )

@@ -32,7 +32,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from accounts.models import User
 from games import services
 from games.chat import chat_version
-from games.components import OPTION_TEXTS
+from games.components import optional_rules_on
 from games.messages import illegal_message, service_message
 from games.models import BOT_LEVEL_NAMES, Game
 from games.notify import content as notify_content
@@ -227,7 +227,7 @@ def _lobby(request: HttpRequest, game: Game, token: str | None = None, status: i
         "invite": invite,
         "token": token,
         "options": game.options,
-        "option_texts": OPTION_TEXTS,
+        "rules_on": optional_rules_on(game.options),
         "turn_time": duration(game.turn_seconds),
         "response_time": duration(game.response_seconds),
         "bot_levels": list(BOT_LEVEL_NAMES.items()),

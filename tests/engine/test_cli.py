@@ -71,7 +71,8 @@ def test_replay_golden_record_prints_summary_and_hash() -> None:
     proc = run_cli("replay", str(GOLDEN))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = output(proc)
-    assert set(out) == {"summary", "referee", "state_hash"}
+    assert set(out) == {"rules_edition", "summary", "referee", "state_hash"}
+    assert out["rules_edition"] == 2  # issue 31: the edition it was replayed with
     rec = golden()
     state = replay(rec["setup"], rec["actions"])
     assert out["state_hash"] == state_hash(state)
@@ -174,7 +175,7 @@ def test_play_three_players_prints_summary_and_a_replayable_record() -> None:
         assert summary["winners"] and all(summary["vp"][w] >= 13 for w in summary["winners"])
     assert len(summary["vp"]) == 3 and len(summary["castles"]) == 3
     record = out["record"]
-    assert record["format"] == "medieval-mastery/1"
+    assert record["format"] == "medieval-mastery/2"
     assert record["setup"]["players"] == 3 and record["setup"]["seed"] == 5
     assert len(record["actions"]) == out["actions"]
     state = replay(record["setup"], record["actions"])
@@ -269,7 +270,7 @@ def test_documented_example_record_replays(tmp_path: Path) -> None:
     (exit 0) to the position the document states: turn 3, castles 10 / 9, t8 and t10 held by seat 0 with
     1 and 4 knights, VP 1 / 0 under Skirmish."""
     rec = doc_example()
-    assert rec["format"] == "medieval-mastery/1"
+    assert rec["format"] == "medieval-mastery/2"
     assert any(entry.get("source") == "timeout" for entry in rec["actions"])
     proc = run_cli("replay", write(tmp_path / "example.json", rec))
     assert proc.returncode == 0, proc.stdout + proc.stderr

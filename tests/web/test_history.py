@@ -299,14 +299,17 @@ def _bad_records() -> dict[str, tuple[str, str]]:
     bad_setup["setup"]["players"] = 9
     seatless = json.loads(json.dumps(good))
     seatless["actions"][0]["seat"] = True
+    no_edition = json.loads(json.dumps(good))  # issue 31: a format-2 setup names its rules edition
+    del no_edition["setup"]["options"]["rules_edition"]
     return {
         "not-json": ("{not json", "This is not JSON."),
         "empty": ("   ", "Choose a record file or paste its JSON."),
         "not-a-record": ("[1, 2, 3]", "not a game record"),
         "no-setup": (json.dumps({"actions": []}), "not a game record"),
         "no-actions": (json.dumps({"setup": good["setup"]}), "a list of at most"),
-        "other-format": (json.dumps({**good, "format": "chess/1"}), "its format must be medieval-mastery/1"),
+        "other-format": (json.dumps({**good, "format": "chess/1"}), "its format must be medieval-mastery/2"),
         "bad-setup": (json.dumps(bad_setup), "the setup is not valid"),
+        "no-edition": (json.dumps(no_edition), "the setup is not valid"),
         "illegal-action": (json.dumps(illegal), "action 3 does not apply"),
         "malformed-action": (json.dumps(malformed), "action 2 does not apply"),
         "seat-not-int": (json.dumps(seatless), "action 0 does not apply"),

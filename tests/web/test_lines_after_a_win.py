@@ -13,8 +13,8 @@ from games.models import Game
 from games.services.lines import lines_apply
 from tests.engine import fixtures as F
 
-from .factories import game_from_state
 from .conftest import seat_users
+from .factories import game_from_state
 
 
 def one_step_from_winning() -> tuple[engine.GameState, str]:

@@ -105,7 +105,9 @@ def record_of(players: int = 2, seed: int = 21, options: dict[str, Any] | None =
         assert action is not None
         actions.append({"seat": seat, "action": action.to_dict(), "source": "web"})
         state = engine.apply(state, seat, action).state
-    return {"format": engine.RECORD_FORMAT, "title": "Engine game", "setup": setup, "actions": actions}
+    # the canonical setup: it names its rules edition, as a medieval-mastery/2 record must (issue 31)
+    canonical = engine.normalize_setup(setup)
+    return {"format": engine.RECORD_FORMAT, "title": "Engine game", "setup": canonical, "actions": actions}
 
 
 @pytest.fixture

@@ -22,7 +22,10 @@ from .advance import advance_targets, check_advance
 from .battle import combat_score, knight_part
 from .core import (
     ADDED_OPTIONS,
+    LEGACY_EDITION,
     OPTION_DEFAULTS,
+    OPTION_FLAGS,
+    OPTIONAL_RULES,
     RULES_EDITION,
     Transition,
     Tx,
@@ -40,7 +43,10 @@ from .victory import territory_vp, victory_points
 
 __all__ = [
     "ADDED_OPTIONS",
+    "LEGACY_EDITION",
+    "OPTIONAL_RULES",
     "OPTION_DEFAULTS",
+    "OPTION_FLAGS",
     "RULES_EDITION",
     "Transition",
     "Tx",

@@ -21,6 +21,14 @@ from ..state import UNCHOSEN, Battle, Choice, GameState, Player, Window
 
 Event = dict[str, Any]
 
+#: The rulebook's five optional rules (R105–R120), in its order: the one list the setup, the CLI, the
+#: forms, the lobby, the archive's filter and the rules page read (issue 31). Each is a key of
+#: :data:`OPTION_DEFAULTS`; ``allegiance`` is ``None`` or a team size, the others are flags.
+OPTIONAL_RULES: tuple[str, ...] = ("allegiance", "castle_siege", "cut_throat", "skirmish", "mayhem")
+
+#: The options that are true or false: the optional rules but Allegiance, and ruling Q13's flag.
+OPTION_FLAGS: tuple[str, ...] = (*OPTIONAL_RULES[1:], "castle_lake_link")
+
 OPTION_DEFAULTS: dict[str, Any] = {
     "allegiance": None,  # None | "pairs" | "triples" (R105–R107)
     "castle_siege": False,  # R112–R115
@@ -34,9 +42,6 @@ OPTION_DEFAULTS: dict[str, Any] = {
 #: Options added after the first stored games, with the meaning of their absence (the behaviour before
 #: they existed). A setup keeps such an option only when it differs from that meaning, so the setups,
 #: states and hashes of older games stay byte for byte what they were, and their records replay exactly.
-#: ``rules_edition``: the engine's reading of the rulebook, 1 (before issue 14) or 2 (issue 14: R53's
-#: sentence on unsupplied territories, R64/R74 window targets, R112 castles across a lake). New tables
-#: are set up with :data:`RULES_EDITION` (:func:`games.engine.current_options`).
 #: ``fracture_windows``: ``"sealed"`` (every asked seat answers at once with ranked targets, resolved
 #: clockwise at the close) or ``"in_turn"`` (the rulebook's lap: one seat at a time, clockwise from the
 #: opener, each fracturing at once and seeing the answers before it; R37 as corrected by issue 14).
@@ -44,7 +49,6 @@ OPTION_DEFAULTS: dict[str, Any] = {
 #: server after a delay drawn in that range from the game's seed (:func:`mask_seconds`), so the pace of
 #: a window does not tell who holds Fracture. ``[0, 0]``: at once.
 ADDED_OPTIONS: dict[str, Any] = {
-    "rules_edition": 1,
     "fracture_windows": "sealed",
     "fracture_mask": [0, 0],
 }
@@ -52,8 +56,16 @@ ADDED_OPTIONS: dict[str, Any] = {
 #: Longest masking delay a table may set (seconds): one day.
 MAX_FRACTURE_MASK = 86_400
 
-#: The newest ``rules_edition``.
+#: The newest ``rules_edition``: the engine's reading of the rulebook, 1 (before issue 14) or 2 (issue 14:
+#: R53's sentence on unsupplied territories, R64/R74 window targets, R112 castles across a lake, Q7, Q35).
+#: A setup that names none gets this one (issue 31: a library user or the CLI gets the current rules), and
+#: every canonical setup names its edition (:func:`games.engine.normalize_setup`).
 RULES_EDITION = 2
+
+#: The edition of games stored before issue 14: a record of format ``medieval-mastery/1`` whose setup names
+#: no edition is read with it (:func:`games.engine.read_record`), and migration 0024 wrote it into the
+#: stored games that named none.
+LEGACY_EDITION = 1
 
 
 def current_options() -> dict[str, Any]:
@@ -181,8 +193,9 @@ def option(state: GameState, name: str) -> Any:
 
 
 def edition(state: GameState) -> int:
-    """The game's ``rules_edition`` option (1 or 2, :data:`ADDED_OPTIONS`)."""
-    return int(option(state, "rules_edition"))
+    """The game's ``rules_edition`` option (1 or 2): every canonical setup names it (:data:`RULES_EDITION`;
+    stored games that named none were given 1 by migration ``0024_rules_edition``)."""
+    return int(state.setup["options"]["rules_edition"])
 
 
 def current_phase(state: GameState) -> Phase:

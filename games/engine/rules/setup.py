@@ -9,7 +9,15 @@ from ..errors import ContentError
 from ..kinds import EventType
 from ..rng import Rng
 from ..state import SCHEMA_VERSION, Artefact, GameState, Player, content_and_board
-from .core import ADDED_OPTIONS, MAX_FRACTURE_MASK, OPTION_DEFAULTS, RULES_EDITION, Tx, option
+from .core import (
+    ADDED_OPTIONS,
+    MAX_FRACTURE_MASK,
+    OPTION_DEFAULTS,
+    OPTION_FLAGS,
+    RULES_EDITION,
+    Tx,
+    option,
+)
 from .resources import draw, gain
 from .turn import start_turn
 
@@ -135,15 +143,16 @@ def _normalize_options(raw_options: Any, players: int) -> dict[str, Any]:
     if not isinstance(raw_options, dict):
         raise ContentError("options must be an object")
     for key, value in raw_options.items():
-        if key not in OPTION_DEFAULTS and key not in ADDED_OPTIONS:
+        if key not in OPTION_DEFAULTS and key not in ADDED_OPTIONS and key != "rules_edition":
             raise ContentError(f"unknown option {key!r}")
         options[key] = value
-    for flag in ("castle_siege", "cut_throat", "skirmish", "mayhem", "castle_lake_link"):
+    for flag in OPTION_FLAGS:
         if not isinstance(options[flag], bool):
             raise ContentError(f"option {flag!r} must be true or false")
-    edition = options.get("rules_edition", ADDED_OPTIONS["rules_edition"])
+    edition = options.get("rules_edition", RULES_EDITION)  # none named: the current rules (issue 31)
     if isinstance(edition, bool) or not isinstance(edition, int) or not 1 <= edition <= RULES_EDITION:
         raise ContentError(f"rules_edition must be an integer from 1 to {RULES_EDITION}")
+    options["rules_edition"] = edition  # always named: a stored setup says which rules it plays
     if options.get("fracture_windows", "sealed") not in ("sealed", "in_turn"):
         raise ContentError("fracture_windows must be 'sealed' or 'in_turn'")
     mask = options.get("fracture_mask", [0, 0])

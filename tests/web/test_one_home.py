@@ -1,0 +1,48 @@
+"""Issue 31 §2, one home for each rule item the web shows: the optional rules are listed once, by the
+engine (``games.engine.OPTIONAL_RULES``); the words about them (games.components), the new-game form, the
+lobby, the archive's filter and the command line read that list instead of restating it."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from games import engine, services
+from games.components import OPTION_NAMES, OPTION_RULES, OPTION_TEXTS, optional_rules_on
+from games.engine import __main__ as cli
+from games.web.forms import ARCHIVE_OPTIONS, GameCreateForm
+
+from .conftest import create_user
+
+
+def test_the_optional_rules_have_one_list_and_every_word_about_them_follows_it() -> None:
+    assert engine.OPTIONAL_RULES == ("allegiance", "castle_siege", "cut_throat", "skirmish", "mayhem")
+    for table in (OPTION_NAMES, OPTION_TEXTS, OPTION_RULES):
+        assert tuple(table) == engine.OPTIONAL_RULES
+    assert ARCHIVE_OPTIONS == engine.OPTIONAL_RULES
+    assert set(engine.OPTIONAL_RULES) <= set(GameCreateForm.base_fields)
+    assert cli._FLAGS == engine.OPTION_FLAGS
+    for flag in engine.OPTION_FLAGS:
+        assert engine.OPTION_DEFAULTS[flag] is False  # every flag is an option, off by default
+
+
+def test_the_lobby_lists_the_rules_a_table_plays_from_the_one_list() -> None:
+    assert optional_rules_on({}) == []
+    on = optional_rules_on({"skirmish": True, "allegiance": "pairs", "mayhem": False})
+    assert [name for name, _text in on] == ["Allegiance: teams of two", "Skirmish (11 VP)"]
+    assert on[1][1] == str(OPTION_TEXTS["skirmish"])
+
+
+@pytest.mark.django_db
+def test_the_lobby_and_the_archive_filter_render_the_rules_from_the_list() -> None:
+    user = create_user()
+    client = Client()
+    client.force_login(user)
+    game = services.game_create(
+        user=user, title="Siege", players=2, options={"castle_siege": True}, time_control="daily"
+    )
+    lobby = client.get(f"/games/{game.pk}/").content.decode()
+    assert "Castle Siege" in lobby and "Basic rules" not in lobby
+    archive = client.get("/games/archive/").content.decode()
+    for key in engine.OPTIONAL_RULES:
+        assert f'<option value="{key}"' in archive
