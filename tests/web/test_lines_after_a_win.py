@@ -18,9 +18,9 @@ from .factories import game_from_state
 
 
 def one_step_from_winning() -> tuple[engine.GameState, str]:
-    """Seat 0 to move, holding territories one step short of the target (11 VP under Skirmish, R103, R117; none of them next to
-    the target, so its line of supply does not matter, R53) and with an empty territory next to its castle:
-    advancing one knight there wins at once."""
+    """Seat 0 to move, holding territories one step short of the target (11 VP under Skirmish, R103,
+    R117; none of them next to the target, so its line of supply does not matter, R53) and with an empty
+    territory next to its castle: advancing one knight there wins at once."""
     s = F.edit(F.game(2, seed=3, options={"skirmish": True}))
     F.clear_map(s)
     castle = F.castle_pos(s, 0)
