@@ -48,6 +48,12 @@ class PromptKind(StrEnum):
     FEAR = "fear"  # Sceptre of Fear / Vigour (R67, Q3)
 
 
+#: The prompt kinds of the active player's own turn (R27, R28, R41): every turn-level prompt of one turn
+#: shares one key (:func:`games.engine.pending`), so the site runs the turn on one clock and the email
+#: judges a whole turn's lines by it (issue 31: the one list; services and undo read it).
+TURN_KINDS: frozenset[PromptKind] = frozenset({PromptKind.TURN, PromptKind.MANOEUVRE, PromptKind.VITALITY})
+
+
 class EventType(StrEnum):
     """The ``"type"`` tag of every event an action's transition reports (``Transition.events``; worded for
     players by ``games.log``, redacted per viewer by ``redact_event``, R95)."""

@@ -11,7 +11,7 @@ stays an ordinary replay of the steps that count.
 from __future__ import annotations
 
 from .actions import Action
-from .kinds import ActionType, Barrier, EventType, PromptKind
+from .kinds import TURN_KINDS, ActionType, Barrier, EventType, PromptKind
 from .rules import Transition
 from .state import GameState
 
@@ -30,9 +30,7 @@ STEP_TYPES = frozenset(
 )
 
 #: The decisions of one's own turn a step answers (R27, R28, R41, R102).
-_STEP_PROMPTS = frozenset(
-    {PromptKind.TURN, PromptKind.MANOEUVRE, PromptKind.VITALITY, PromptKind.MAY_DISCARD}
-)
+_STEP_PROMPTS = TURN_KINDS | {PromptKind.MAY_DISCARD}
 
 _DRAWN = frozenset({EventType.DRAW, EventType.RESHUFFLE})
 _CHANCE = frozenset({EventType.ARENA, EventType.MAYHEM, EventType.MAYHEM_FLIP, EventType.FIRST_PLAYER})

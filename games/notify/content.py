@@ -35,7 +35,6 @@ from games.notify.replies import reply_result
 from games.selectors import GameView, game_get, game_view, visible_to
 from games.services.inbox import SHOWN_SEQ, reply_address
 from games.services.outbox import DECISION_KINDS
-from games.services.projection import TURN_PROMPT_KINDS
 from games.store import game_state
 from games.web.presenters.recent import since_model
 from mastery.text import single_line
@@ -383,7 +382,7 @@ _SUBJECT_WORDS = (
 )
 #: The decision email's kind of a prompt kind (its subject when :data:`_SUBJECT_WORDS` are not translated).
 _DECISION_KIND: dict[str, str] = {
-    **{kind: Notification.Kind.TURN for kind in TURN_PROMPT_KINDS},
+    **{kind: Notification.Kind.TURN for kind in engine.TURN_KINDS},
     PromptKind.CONFLICT: Notification.Kind.CONFLICT,
     PromptKind.SUPPORT: Notification.Kind.SUPPORT,
     PromptKind.RESPONSE: Notification.Kind.RESPONSE,
@@ -418,7 +417,7 @@ def decision_subject(prompt_kind: str, view: engine.View, title: str, seat: int 
         }
     elif battle is not None and prompt_kind in (PromptKind.CONFLICT, PromptKind.SUPPORT):
         what = _("battle for %(place)s") % {"place": _place(view, battle["pos"])}
-    elif prompt_kind in TURN_PROMPT_KINDS:
+    elif prompt_kind in engine.TURN_KINDS:
         return when
     else:
         what = _("a choice is yours")
@@ -469,7 +468,7 @@ def _decision_details(
             out.append(_("Choose your conflict card face down."))
         else:
             out.append(_("Play support cards or pass."))
-    elif prompt_kind in TURN_PROMPT_KINDS and seat is not None and view["players"]:
+    elif prompt_kind in engine.TURN_KINDS and seat is not None and view["players"]:
         me = view["players"][seat]
         leader = max(view["players"], key=lambda p: p["vp"])
         one = "You have %(vp)s VP and %(knights)s knight in your castle; %(leader)s leads with %(lvp)s VP."

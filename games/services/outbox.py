@@ -29,9 +29,7 @@ log = logging.getLogger(__name__)
 #: Engine prompt kind -> notification kind. Every turn-level step shares one key per turn (one email per
 #: turn); the remaining kinds (``may_discard``, ``insight_order``, ``prosperity``, ``fear``) are "choice".
 PROMPT_NOTIFICATION: dict[str, str] = {
-    engine.PromptKind.TURN: Notification.Kind.TURN,
-    engine.PromptKind.MANOEUVRE: Notification.Kind.TURN,
-    engine.PromptKind.VITALITY: Notification.Kind.TURN,
+    **dict.fromkeys(engine.TURN_KINDS, Notification.Kind.TURN),
     engine.PromptKind.CONFLICT: Notification.Kind.CONFLICT,
     engine.PromptKind.SUPPORT: Notification.Kind.SUPPORT,
     engine.PromptKind.RESPONSE: Notification.Kind.RESPONSE,

@@ -29,13 +29,6 @@ _PROMPT_FIELDS = [
 ]
 
 
-#: The prompt kinds of the active player's own turn. Every turn-level prompt of one turn shares one key
-#: (``engine.pending``), so the turn runs on one clock, paused while a window, battle or choice interrupts it.
-TURN_PROMPT_KINDS = frozenset(
-    {engine.PromptKind.TURN, engine.PromptKind.MANOEUVRE, engine.PromptKind.VITALITY}
-)
-
-
 def vacation_apply(*, user: User) -> int:
     """Recompute the deadlines of the user's open prompts after their away period changed: each clock
     pauses for the part of the away period inside it, in games that allow vacations (issue 4).
@@ -119,7 +112,7 @@ def _interrupted_turn(
     active seat, no winner): a response window, battle or choice interrupts it. ``None`` otherwise."""
     if previous is None or state.winners or (previous.turn, previous.active) != (state.turn, state.active):
         return None
-    turn = next((p for p in existing.values() if p.kind in TURN_PROMPT_KINDS), None)
+    turn = next((p for p in existing.values() if p.kind in engine.TURN_KINDS), None)
     if turn is None or (turn.seat, turn.key) not in stale:
         return None
     return turn
@@ -128,7 +121,7 @@ def _interrupted_turn(
 def _prompt_row(game: Game, p: engine.Prompt, seat: Seat | None, now: Any) -> Prompt:
     """The (unsaved) row of a prompt opened ``now``; a turn prompt resumes its paused clock."""
     deadline = deadline_for(game, seat, p.deadline, now)
-    if p.kind in TURN_PROMPT_KINDS:
+    if p.kind in engine.TURN_KINDS:
         if p.key == game.turn_key and game.turn_remaining is not None:
             deadline = now + timedelta(seconds=game.turn_remaining)  # the turn resumes: its clock too
         game.turn_key, game.turn_remaining = p.key, None

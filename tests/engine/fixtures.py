@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from games.engine import (
+    TURN_KINDS,
     ErrorCode,
     GameState,
     IllegalAction,
@@ -34,8 +35,6 @@ from games.engine.state import Artefact
 CONFLICT_HAND = ["heroic_assault", "shield_wall", "shield_wall", "audacious_charge", "audacious_charge"]
 #: A hand of weak conflict cards (R66).
 WEAK_HAND = ["probing_attack", "ambush", "ambush", "shield_wall", "audacious_charge"]
-#: The prompt kinds of the active player's own turn: a driver's ``settle`` stops at them.
-TURN_KINDS = ("turn", "manoeuvre", "vitality")
 
 
 def game(

@@ -61,7 +61,6 @@ from games.engine.ai.observe import observe
 from games.models import ActionRecord, Game, InboundMail, Notification
 from games.receiver import InboxController
 from games.services.play import PARALLEL_KINDS
-from games.services.projection import TURN_PROMPT_KINDS
 from tests.web.conftest import create_started_game, create_user, seat_users, state_of
 
 from .harness import EmailStack, Received, wait_until
@@ -285,13 +284,13 @@ def plan(state: engine.GameState, seat: int, kind: str, seed: int, seq: int) -> 
     while True:
         action = choose(state, seat, seed, seq)
         actions.append(action)
-        if kind not in TURN_PROMPT_KINDS or isinstance(action, A.EndTurn) or len(actions) >= MAX_LINES:
+        if kind not in engine.TURN_KINDS or isinstance(action, A.EndTurn) or len(actions) >= MAX_LINES:
             return actions
         state, seq = server_passes(engine.apply(state, seat, action).state, seq + 1)
         waiting = [p for p in engine.pending(state) if not p.auto]
         if state.winners or not waiting:
             return actions
-        if any(p.seat != seat or p.kind not in TURN_PROMPT_KINDS for p in waiting):
+        if any(p.seat != seat or p.kind not in engine.TURN_KINDS for p in waiting):
             return actions
 
 
@@ -359,7 +358,7 @@ class Players:
             lines.append(str(mail.moves.index(text) + 1) if not lines and text in mail.moves else text)
             state = server_passes(engine.apply(state, seat, action).state, 0)[0]
         self.replies += 1
-        if kind in TURN_PROMPT_KINDS and not isinstance(actions[0], A.EndTurn):
+        if kind in engine.TURN_KINDS and not isinstance(actions[0], A.EndTurn):
             self.turn_decisions += 1
             if self.turn_decisions == FAILING_AT:
                 return Planned(seat, kind, mail, actions[:1], [lines[0], BAD_LINE, "end"], texts[:1], True)

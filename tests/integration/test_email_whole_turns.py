@@ -9,7 +9,7 @@ sends every notification over SMTP to the sink and processes every stored reply,
 
 The players write as someone who plays a whole turn from its "your turn" email:
 
-* the first turn-level decision of a seat's turn (a kind of ``TURN_PROMPT_KINDS``) is answered by one reply
+* the first turn-level decision of a seat's turn (a kind of ``engine.TURN_KINDS``) is answered by one reply
   holding the whole turn (:func:`whole_turn`): the moves the engine's ``easy`` bot chooses, played forward on
   the test's copy of the position while the turn stays with the seat, and, when an advance opens a battle,
   the seat's conflict card, a support card when the bot would play one, and "end". The writer does not
@@ -62,7 +62,6 @@ from games import engine, services
 from games.engine import actions as A
 from games.models import ActionRecord, Game, InboundMail, Notification, PendingOrder
 from games.services.play import PARALLEL_KINDS
-from games.services.projection import TURN_PROMPT_KINDS
 from tests.web.conftest import create_started_game, create_user, seat_users, state_of
 
 from .harness import EmailStack, wait_until
@@ -113,9 +112,9 @@ def whole_turn(state: engine.GameState, seat: int, seed: int, seq: int) -> list[
         if prompt is None:
             break
         own_battle = state.battle is not None and state.battle.attacker == seat
-        if prompt.kind in TURN_PROMPT_KINDS and battle:
+        if prompt.kind in engine.TURN_KINDS and battle:
             break  # the turn after the battle: not foreseen
-        if prompt.kind not in TURN_PROMPT_KINDS and not (
+        if prompt.kind not in engine.TURN_KINDS and not (
             own_battle and prompt.kind in (engine.PromptKind.CONFLICT, engine.PromptKind.SUPPORT)
         ):
             break
@@ -210,7 +209,7 @@ class Players:
                 return out
             mail = self.clients.decision(prompt.seat, prompt.key)
             assert mail.moves, f"a decision email without numbered moves:\n{mail.text}"
-            whole = prompt.kind in TURN_PROMPT_KINDS and (state.turn, prompt.seat) not in self.written
+            whole = prompt.kind in engine.TURN_KINDS and (state.turn, prompt.seat) not in self.written
             if whole:
                 self.written.add((state.turn, prompt.seat))
                 actions = whole_turn(state, prompt.seat, self.seed, seq)

@@ -4,6 +4,8 @@ lobby, the archive's filter and the command line read that list instead of resta
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -46,3 +48,25 @@ def test_the_lobby_and_the_archive_filter_render_the_rules_from_the_list() -> No
     archive = client.get("/games/archive/").content.decode()
     for key in engine.OPTIONAL_RULES:
         assert f'<option value="{key}"' in archive
+
+
+def test_the_turn_kinds_are_the_engines_and_nobody_restates_them() -> None:
+    """Issue 31 §2: ``engine.TURN_KINDS`` is the one list of a turn's own prompt kinds (R27, R28, R41); the
+    services, the emails and the engine's undo read it instead of writing the kinds out again."""
+    from pathlib import Path
+
+    assert {
+        engine.PromptKind.TURN,
+        engine.PromptKind.MANOEUVRE,
+        engine.PromptKind.VITALITY,
+    } == engine.TURN_KINDS
+    root = Path(__file__).resolve().parents[2] / "games"
+    written_out = re.compile(
+        r"[{(][^{}()]*(PromptKind\.TURN|\"turn\")[^{}()]*(PromptKind\.MANOEUVRE|\"manoeuvre\")"
+    )
+    restated = [
+        str(path.relative_to(root))
+        for path in root.rglob("*.py")
+        if path.name != "kinds.py" and written_out.search(path.read_text(encoding="utf-8"))
+    ]
+    assert restated == []
