@@ -9,11 +9,18 @@ Advance cards (it never spends them for someone who is not there to choose).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+
 from games import engine
 from games.engine.ai.levels import LEVELS, decide
 from games.engine.ai.observe import observe
 from games.engine.bot import choose
 from games.engine.rng import Rng
+
+if TYPE_CHECKING:
+    from games.models import Seat
 
 #: Levels a seat may have: the three of the site and the random bot (tests and benchmarks only).
 BOT_LEVELS = (*LEVELS, "random")
@@ -55,3 +62,18 @@ def _keeps_cards(action: engine.Action) -> bool:
     if isinstance(action, engine.actions.Respond):
         return not action.fracture
     return action.TYPE not in _KEPT
+
+
+def stand_ins(seats: list[Seat]) -> dict[int, str]:
+    """Seats a bot plays, with the level it plays at: bot seats at their own level, absent players
+    (``ABSENT_AFTER_MISSES`` missed turns in a row) by a stand-in (``normal``, keeping their Fracture and
+    Tactical Advance; issue 17). A read of the seat rows: the play service and the decision panel use it.
+
+    Returns:
+        ``{seat number: level}`` (``"easy"`` … or :data:`STAND_IN`).
+    """
+    out = {s.number: s.level for s in seats if s.is_bot}
+    for s in seats:
+        if not s.is_bot and (s.missed_deadlines >= settings.ABSENT_AFTER_MISSES or s.resigned_at is not None):
+            out[s.number] = STAND_IN
+    return out

@@ -15,7 +15,7 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from games import engine
-from games.bots import bot_action
+from games.bots import bot_action, stand_ins
 from games.models import ActionRecord, Game, Prompt, Seat
 from games.services.locks import game_state, lock_with_seats
 from games.services.play import (
@@ -25,7 +25,6 @@ from games.services.play import (
     deferred_bot_prompt,
     move_store,
     record_for,
-    stand_ins,
 )
 from games.store import game_load
 

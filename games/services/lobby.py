@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from games import engine
-from games.bots import BOT_LEVELS
+from games.bots import BOT_LEVELS, stand_ins
 from games.engine.rng import Rng
 from games.models import TIME_CONTROLS, ChatMessage, Game, Seat
 from games.services.errors import NUL, BadPayload, Conflict, Forbidden, NotFound
@@ -24,7 +24,6 @@ from games.services.outbox import queue_lobby
 from games.services.play import (
     bots_run,
     move_store,
-    stand_ins,
 )
 from mastery.text import single_line
 

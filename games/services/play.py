@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from games import engine
-from games.bots import STAND_IN, bot_action
+from games.bots import bot_action, stand_ins
 from games.models import ActionRecord, Game, PendingOrder, Prompt, Seat, StandingOrder
 from games.services import pending as pending_orders
 from games.services.errors import BadPayload, Conflict, Forbidden, Illegal, NotFound, StaleState
@@ -276,17 +276,6 @@ def action_submit(
         present = seat if source in (ActionRecord.Source.WEB, ActionRecord.Source.API) else None
         move_store(game, applied, seats, previous=state, actor=present)
     return SubmitResult(game, applied.records)
-
-
-def stand_ins(seats: list[Seat]) -> dict[int, str]:
-    """Seats a bot plays, with the level it plays at: bot seats at their own level, absent players
-    (``ABSENT_AFTER_MISSES`` missed turns in a row) by a stand-in (``normal``, keeping their Fracture and
-    Tactical Advance; issue 17)."""
-    out = {s.number: s.level for s in seats if s.is_bot}
-    for s in seats:
-        if not s.is_bot and (s.missed_deadlines >= settings.ABSENT_AFTER_MISSES or s.resigned_at is not None):
-            out[s.number] = STAND_IN
-    return out
 
 
 def _reset_misses(seats: list[Seat], number: int) -> None:

@@ -3,7 +3,7 @@ page) or by a ``resign`` reply (after a confirmation reply, :mod:`games.services
 
 The seat is not emptied: a stand-in bot (:data:`games.bots.STAND_IN`, the *normal* bot that keeps Fracture
 and Tactical Advance, issue 17) plays it on to the end, through the same absence rules as a player who
-missed ``ABSENT_AFTER_MISSES`` turns (:func:`games.services.play.stand_ins`), and the ratings place the
+missed ``ABSENT_AFTER_MISSES`` turns (:func:`games.bots.stand_ins`), and the ratings place the
 player last (:func:`games.services.ratings.finishing_groups`). Unlike an absence, it cannot be taken back:
 the player may no longer act in the game (:func:`games.services.play.action_submit`) nor say "I'm back"
 (:func:`games.services.play.seat_return`).
@@ -18,10 +18,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
+from games.bots import stand_ins
 from games.models import Game, Seat
 from games.services.errors import Conflict, Forbidden, NotFound
 from games.services.locks import game_state, lock_with_seats
-from games.services.play import bots_run, move_store, stand_ins
+from games.services.play import bots_run, move_store
 
 
 def seat_resign(*, game_id: int, user: User, now: datetime | None = None) -> Seat:

@@ -19,8 +19,9 @@ from django.utils.translation import gettext as _
 
 from accounts.models import User
 from games import engine
+from games.bots import stand_ins
 from games.models import TIME_CONTROLS, ActionRecord, Game, Seat
-from games.services.play import Applied, bots_run, move_store, record_for, snapshot_due, stand_ins
+from games.services.play import Applied, bots_run, move_store, record_for, snapshot_due
 
 #: The tutorial's map: castles at both ends, a lake, and the territories the guided turn needs.
 LAYOUT: dict[str, Any] = {

@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -33,25 +33,14 @@ from games.services.chat import chat_mute as mute_player
 from games.services.chat import chat_post as post_message
 from games.services.chat import chat_report as report_message
 from games.services.chat_ids import message_pk
+from games.web.common import HtmxHttpRequest, load_game, request_user
 from games.web.forms import whole
+from games.web.game_page import CHAT_MIXED, CHAT_TEMPLATE, DETAIL_TEMPLATE, chat_context, page_context
 from games.web.presenters.chat import muted_seats
-from games.web.views import (
-    CHAT_MIXED,
-    CHAT_TEMPLATE,
-    DETAIL_TEMPLATE,
-    chat_context,
-    load_game,
-    page_context,
-    request_user,
-)
 
 
-def _htmx(request: HttpRequest) -> bool:
-    return bool(getattr(request, "htmx", False))
-
-
-def _started(request: HttpRequest, game_id: int) -> Game:
-    """The game (404 as :func:`games.web.views.load_game`), once it has started: a lobby has no chat."""
+def _started(request: HtmxHttpRequest, game_id: int) -> Game:
+    """The game (404 as :func:`games.web.common.load_game`), once it has started: a lobby has no chat."""
     game = load_game(request, game_id)
     if game.status == Game.Status.LOBBY:
         raise Http404(_("The game has not started."))
@@ -66,7 +55,7 @@ def _to_page(game: Game, **params: Any) -> HttpResponse:
 
 
 def _render(
-    request: HttpRequest, context: dict[str, Any], main: str, *oob: str, status: int = 200
+    request: HtmxHttpRequest, context: dict[str, Any], main: str, *oob: str, status: int = 200
 ) -> HttpResponse:
     """``main`` (a partial of the chat template) followed by the ``oob`` partials out of band."""
     chunks = [render_to_string(f"{CHAT_TEMPLATE}#{main}", context | {"oob": False}, request=request)]
@@ -76,7 +65,7 @@ def _render(
     return HttpResponse("\n".join(chunks), status=status)
 
 
-def _page(request: HttpRequest, game: Game, context: dict[str, Any], status: int) -> HttpResponse:
+def _page(request: HtmxHttpRequest, game: Game, context: dict[str, Any], status: int) -> HttpResponse:
     """The whole game page with the chat ``context`` (a refusal without JavaScript), with ``status``."""
     gv = game_view(game, request.user)
     if gv.view is None:
@@ -86,7 +75,7 @@ def _page(request: HttpRequest, game: Game, context: dict[str, Any], status: int
 
 @login_required
 @require_safe
-def chat(request: HttpRequest, game_id: int) -> HttpResponse:
+def chat(request: HtmxHttpRequest, game_id: int) -> HttpResponse:
     """One channel of the chat panel (``?channel=``: ``table``, ``team``, ``p<seat>``; an unknown one
     shows the first the reader has), marked read. With ``before=<id>`` (a message's public id, htmx): the
     page of older messages to put above those shown; a ``before`` that is no public id is 400. Without
@@ -96,7 +85,7 @@ def chat(request: HttpRequest, game_id: int) -> HttpResponse:
     before = message_pk(raw)
     if raw is not None and before is None:
         return HttpResponse(_("The request is malformed."), status=400, content_type="text/plain")
-    if not _htmx(request):
+    if not request.htmx:
         return _to_page(game, channel=request.GET.get("channel", ""), before=raw)
     context = chat_context(request, game, None, before)
     if before is not None:
@@ -107,7 +96,7 @@ def chat(request: HttpRequest, game_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def chat_send(request: HttpRequest, game_id: int) -> HttpResponse:
+def chat_send(request: HtmxHttpRequest, game_id: int) -> HttpResponse:
     """Post ``text`` to ``channel`` (:func:`games.services.chat.chat_post`). htmx: an empty form, the panel
     with the new message out of band; without htmx: a redirect to the channel on the game page. A refusal
     shows the form again with the text and the reason (``role="alert"``) and the refusal's status."""
@@ -120,17 +109,17 @@ def chat_send(request: HttpRequest, game_id: int) -> HttpResponse:
         raise Http404(service_message(exc)) from exc
     except ServiceError as exc:
         context = chat_context(request, game, key) | {"chat_error": service_message(exc), "chat_text": text}
-        if not _htmx(request):
+        if not request.htmx:
             return _page(request, game, context, exc.status)
         return _render(request, context, "chatform" if context["chat"].post else "chat", status=exc.status)
-    if not _htmx(request):
+    if not request.htmx:
         return _to_page(game, channel=key)
     return _render(request, chat_context(request, game, key), "chatform", "chat", "chattoggle")
 
 
 @login_required
 @require_POST
-def chat_mute(request: HttpRequest, game_id: int) -> HttpResponse:
+def chat_mute(request: HtmxHttpRequest, game_id: int) -> HttpResponse:
     """Mute (``mute=1``, the default) or unmute (``mute=0``) the player of ``seat`` for the user only
     (:func:`games.services.chat.chat_mute`): their messages disappear from every channel. Only a seated
     player mutes (403 for a spectator, issue 28); an empty or unknown seat is 404. htmx: the panel again
@@ -151,7 +140,7 @@ def chat_mute(request: HttpRequest, game_id: int) -> HttpResponse:
         notice = _("You muted %(name)s: their messages are hidden from you.") % {"name": other.name}
     else:
         notice = _("You see the messages of %(name)s again.") % {"name": other.name}
-    if not _htmx(request):
+    if not request.htmx:
         messages.success(request, notice)
         return _to_page(game, channel=request.POST.get("channel", ""))
     context = chat_context(request, game, request.POST.get("channel", ""))
@@ -161,7 +150,7 @@ def chat_mute(request: HttpRequest, game_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def chat_report(request: HttpRequest, game_id: int) -> HttpResponse:
+def chat_report(request: HtmxHttpRequest, game_id: int) -> HttpResponse:
     """Report a message the user can read to the staff, with a ``reason`` (the Django admin lists
     reports): ``message`` is its public id (400 when it is none the site gave out). htmx: a thank-you in
     place of the message's menu; without htmx: a redirect with it."""
@@ -181,7 +170,7 @@ def chat_report(request: HttpRequest, game_id: int) -> HttpResponse:
     except ServiceError as exc:  # a reason holding NUL: 400, saying why
         return HttpResponse(service_message(exc), status=exc.status, content_type="text/plain")
     thanks = _("Thank you: the staff will look at this message.")
-    if not _htmx(request):
+    if not request.htmx:
         messages.success(request, thanks)
         return _to_page(game)
     return render(request, f"{CHAT_TEMPLATE}#chatreported", {"thanks": thanks})
@@ -189,7 +178,7 @@ def chat_report(request: HttpRequest, game_id: int) -> HttpResponse:
 
 @login_required
 @require_safe
-def chat_muted(request: HttpRequest, game_id: int) -> HttpResponse:
+def chat_muted(request: HtmxHttpRequest, game_id: int) -> HttpResponse:
     """The chat settings of one game: the players the user has muted, each with a button to unmute, and
     whether they agree that the table talk goes into the game's exported record (and how many agree)."""
     game = load_game(request, game_id)
@@ -209,7 +198,7 @@ def chat_muted(request: HttpRequest, game_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def chat_export(request: HttpRequest, game_id: int) -> HttpResponse:
+def chat_export(request: HtmxHttpRequest, game_id: int) -> HttpResponse:
     """Agree (``consent=1``) or no longer agree (``consent=0``) that the game's table talk goes into its
     exported record (:func:`games.services.chat.chat_export_consent`; only when every player agrees)."""
     game = load_game(request, game_id)
@@ -225,7 +214,7 @@ def chat_export(request: HttpRequest, game_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def chat_layout(request: HttpRequest, game_id: int) -> HttpResponse:
+def chat_layout(request: HtmxHttpRequest, game_id: int) -> HttpResponse:
     """Show the table talk in the game log too, interleaved by time (``mixed=1``), or apart only
     (``mixed=0``); remembered in the session for every game."""
     game = load_game(request, game_id)

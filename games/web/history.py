@@ -24,9 +24,10 @@ from games.models import RATING_POOLS, Game
 from games.selectors import archive as select_archive
 from games.selectors import game_record, player_profile, replay_seqs, replay_view
 from games.selectors import leaderboard as select_leaderboard
+from games.web.common import load_game, request_user
 from games.web.forms import ArchiveFilterForm, json_loads_strict
+from games.web.game_page import page_context
 from games.web.presenters import rating_chart
-from games.web.views import load_game, page_context, request_user
 
 
 @login_required

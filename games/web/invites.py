@@ -1,6 +1,5 @@
 """Inviting a player to a table from its lobby, by display name or email address (issue 16), and the
-lobby's seat list with who is invited (issue 29). A separate module from :mod:`games.web.views`, which is at
-its size limit."""
+lobby's seat list with who is invited (issue 29)."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_http_methods
 from games import services
 from games.messages import service_message
 from games.models import Game
-from games.web.views import load_game, request_user
+from games.web.common import load_game, request_user
 
 
 @login_required

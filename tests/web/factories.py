@@ -26,8 +26,9 @@ from django.utils import timezone
 
 from accounts.models import User
 from games import engine
+from games.bots import stand_ins
 from games.models import TIME_CONTROLS, ActionRecord, Game, Seat
-from games.services.play import bots_run, record_for, snapshot_due, stand_ins
+from games.services.play import bots_run, record_for, snapshot_due
 from games.services.projection import prompts_sync
 from games.store import move_save, remember
 from tests.engine import fixtures as F

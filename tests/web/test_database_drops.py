@@ -30,7 +30,7 @@ from games import services
 from games.models import ActionRecord, Game
 from games.selectors import game_view
 from games.services import play
-from games.web import views
+from games.web import common
 from mastery.unavailable import RETRY_AFTER_SECONDS
 from tests.integration.conftest import unavailable
 from tests.web.conftest import create_user
@@ -304,7 +304,7 @@ def test_page_read_runs_once_more_after_one_drop(duel: Game, monkeypatch: pytest
     """The game page whose connection dies in its selector runs again on a fresh connection: 200."""
     user = mover(duel)
     client = logged_in(user)
-    reads = kill_before(monkeypatch, views, "game_get", {1})
+    reads = kill_before(monkeypatch, common, "game_get", {1})
 
     response = client.get(reverse("games:detail", args=[duel.pk]))
 
@@ -328,7 +328,7 @@ def test_page_read_with_a_drop_on_both_runs_is_a_try_again_page(
 ) -> None:
     """A page read that loses its connection twice is a simple 503 "try again" page linking to itself."""
     client = logged_in(mover(duel))
-    reads = kill_before(monkeypatch, views, "game_get", {1, 2})
+    reads = kill_before(monkeypatch, common, "game_get", {1, 2})
     url = reverse("games:detail", args=[duel.pk])
 
     response = client.get(url)

@@ -15,7 +15,7 @@ from django.test import Client
 from accounts.models import ApiToken, User
 from games import engine
 from games.models import Game
-from games.web.views import PARTIALS
+from games.web.game_page import PARTIALS
 
 from .conftest import create_started_game, create_user, play_human_move, seat_users, state_of
 from .factories import (

@@ -18,6 +18,7 @@ from django.utils import timezone, translation
 
 from accounts.models import User
 from games import engine, services
+from games.bots import stand_ins
 from games.engine import actions as A
 from games.models import (
     ActionRecord,
@@ -32,7 +33,6 @@ from games.models import (
 from games.notify.position import position_for
 from games.selectors import game_view
 from games.services import inbox, mail_commands
-from games.services.play import stand_ins
 
 from .conftest import Writes, create_started_game, create_user, play_until, seat_users, state_of
 from .test_email_play import active_turn, decision_email, deliver, reply_to, to_user

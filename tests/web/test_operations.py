@@ -32,11 +32,11 @@ def test_healthz_reports_database_and_cache() -> None:
 
 def test_healthz_is_503_when_a_part_fails() -> None:
     """A database error or a cache that does not keep a value makes it 503, naming the part (no details)."""
-    with mock.patch("games.web.views.Game.objects.exists", side_effect=DatabaseError("down")):
+    with mock.patch("games.web.site.Game.objects.exists", side_effect=DatabaseError("down")):
         response = Client().get("/healthz")
     assert response.status_code == 503 and response.json()["database"] == "error"
     assert "down" not in response.content.decode()
-    with mock.patch("games.web.views.cache.get", return_value=None):
+    with mock.patch("games.web.site.cache.get", return_value=None):
         response = Client().get("/healthz")
     assert response.status_code == 503 and response.json() == {
         "status": "error",

@@ -27,8 +27,8 @@ from games.engine.rng import Rng
 from games.models import ActionRecord, Game
 from games.selectors import game_get, game_view
 from games.web.forms import action_payload
+from games.web.game_page import PARTIALS
 from games.web.presenters import page_model
-from games.web.views import PARTIALS
 from tests.web.conftest import pass_masked
 from tests.web.factories import first_player, game_from_state
 

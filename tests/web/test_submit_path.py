@@ -11,6 +11,7 @@ presenters and selectors, which never write.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from types import FrameType
@@ -87,3 +88,48 @@ def test_an_htmx_submit_passes_through_at_most_five_project_modules(
     assert game.seq == before + 1  # the submit was applied
     assert reached_engine
     assert len(deepest) <= 5, " -> ".join(deepest)
+
+
+#: docs/architecture.md states how many project modules outside the engine a submit enters; this test
+#: measures it and holds the code to that figure (issue 31 §7: the map is true).
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+
+
+def stated_bound() -> int:
+    """The figure docs/architecture.md states ("**N project modules outside the engine**")."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    match = re.search(r"\*\*(\d+) project modules outside\s+the engine\*\*", text)
+    assert match, "docs/architecture.md states the submit's module count"
+    return int(match.group(1))
+
+
+def test_an_htmx_submit_enters_no_more_project_modules_than_the_map_states(
+    client: Client, two_player_game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every project module outside the engine whose functions a real HTMX submit enters, from the request
+    to the rendered answer (the imports and the URLconf warmed by one page load first), counted once."""
+    game = two_player_game
+    monkeypatch.setattr(tasks.notifications_send, "apply_async", as_apply_async(lambda **_kw: None))
+    client.force_login(active_user(game))
+    client.get(f"/games/{game.pk}/")  # warm: imports, URLconf, caches of the content set
+    entered: set[str] = set()
+
+    def profile(frame: FrameType, event: str, _arg: Any) -> None:
+        if event != "call" or frame.f_code.co_name == "<module>":
+            return
+        module = _module(frame)
+        if module is not None and module != "games/engine":
+            entered.add(module)
+
+    sys.setprofile(profile)
+    try:
+        response = client.post(
+            f"/games/{game.pk}/act/",
+            {"type": "end_turn", "expected_seq": game.seq, "confirmed": "1"},
+            HTTP_HX_REQUEST="true",
+        )
+    finally:
+        sys.setprofile(None)
+    assert response.status_code == 200
+    assert "games/web/actions.py" in entered and "games/services/play.py" in entered
+    assert len(entered) <= stated_bound(), "\n".join(sorted(entered))

@@ -16,10 +16,10 @@ from django.utils.translation import gettext_lazy
 
 from games import engine
 from games.actions_ui import ACTION_KINDS, FormShape
+from games.bots import stand_ins
 from games.components import DEFAULT_CONTENT, artefact_name, content_of, territory_name
 from games.engine import ActionType, PromptKind
 from games.selectors import GameView
-from games.services.play import stand_ins
 from games.web.presenters.common import actions_by_type, artefact_owner, card_label, crown_of, place_labels
 from games.web.presenters.undo import undo_model
 from games.web.presenters.why_not import why_not
