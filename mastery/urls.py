@@ -8,7 +8,7 @@ from django.urls import include, path
 
 from accounts import views as account_views
 from games.api import api
-from games.web import views as game_views
+from games.web import email_links, site
 
 #: A lost database connection raised in a middleware is a 503 "try again", JSON under /api/ (issue 28).
 handler500 = "mastery.unavailable.server_error"
@@ -19,10 +19,10 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("i18n/", include("django.conf.urls.i18n")),  # set_language (accounts:language wraps it)
     path("api/", api.urls),
-    path("e/<str:token>/", game_views.email_link, name="email_link"),
+    path("e/<str:token>/", email_links.email_link, name="email_link"),
     path("unsubscribe/<str:token>/", account_views.unsubscribe, name="unsubscribe"),
     path("", include("games.urls")),
-    path("", game_views.home, name="home"),
+    path("", site.home, name="home"),
 ]
 if settings.ANYMAIL_WEBHOOK_SECRET:  # inbound mail webhooks (issue 18), e.g. /anymail/mailgun/inbound/
     # anymail's own views, with a body they cannot parse answered 400 instead of 500 (issue 28)
