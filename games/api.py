@@ -283,6 +283,28 @@ class ChatIn(Schema):
 
 #: What a chat message's public id looks like (issue 28): 16 lower-case hex digits.
 CHAT_ID_PATTERN = r"^[0-9a-f]{16}$"
+
+
+class ChatReadIn(Schema):
+    """Mark a channel read up to a message (issue 31 §4: reading the chat is a GET and writes nothing)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    channel: str = Field(
+        pattern=r"^(table|team|p[0-9])$", description="one of your channels (`table`, `team`, `p<seat>`)"
+    )
+    last: str = Field(
+        pattern=CHAT_ID_PATTERN, description="the `id` of the newest message you have read in that channel"
+    )
+
+
+class ChatReadOut(Schema):
+    """The channel's read mark after the call (marks never go backwards)."""
+
+    channel: str
+    last: str
+
+
 _CHAT_ID_DOC = (
     "an opaque message id (16 lower-case hex digits): the same for the same message, but neither its order "
     "nor its difference to another id means anything"
@@ -645,9 +667,10 @@ def chat_get(
 ) -> dict[str, Any]:
     """The newest messages of one of the caller's chat channels (``table``, ``team``, ``p<seat>``), 50 at
     a time (``before``: the page before the message with that id), with the caller's channels and unread
-    counts. Reading the newest page marks the channel read. Spectators read the table once the game is over
-    (or during it if the table allows); private messages only their two players (issue 19). Message ids
-    are opaque (:mod:`games.services.chat_ids`, issue 28): they count nothing.
+    counts. Reading writes nothing: ``POST …/chat/read`` marks a channel read (issue 31 §4). Spectators
+    read the table once the game is over (or during it if the table allows); private messages only their
+    two players (issue 19). Message ids are opaque (:mod:`games.services.chat_ids`, issue 28): they count
+    nothing.
 
     Raises:
         NotFound: 404, no such game, or a ``before`` of the id's form that no key of the site made ("no
@@ -659,8 +682,6 @@ def chat_get(
     if before is not None and key is None:
         raise NotFound("no such message")
     view = chat_view(game, user, channel, key)
-    if before is None and view.lines and any(c.key == view.key and c.post for c in view.channels):
-        chat.chat_mark_read(user=user, game=game, channel=view.key, last_id=view.lines[-1].id)
     return {
         "channels": [
             {"key": c.key, "label": c.label, "unread": 0 if c.key == view.key else c.unread, "post": c.post}
@@ -702,6 +723,34 @@ def chat_post(request: HttpRequest, game_id: GameId, body: ChatIn) -> Status[dic
         False,
     )
     return Status(201, _line(line))
+
+
+@api.post(
+    "/games/{game_id}/chat/read",
+    response={200: ChatReadOut, **GAME_ERRORS},
+    operation_id="chat_mark_read",
+    summary="Mark a chat channel read",
+    tags=["chat"],
+)
+def chat_read_mark(request: HttpRequest, game_id: GameId, body: ChatReadIn) -> dict[str, Any]:
+    """Mark one of the caller's channels read up to message ``last`` (the unread counts of ``GET …/chat``
+    then leave it out). Marks never go backwards.
+
+    Raises:
+        NotFound: 404, no such game, not one of the caller's channels, or a ``last`` that no key of the
+        site made or that is newer than anything the caller may read there. ValidationError: 400
+        ``invalid_request``, a body of the wrong form.
+    """
+    game = _game(request, game_id)
+    user = _user(request)
+    last = message_pk(body.last)
+    view = chat_view(game, user, body.channel)
+    if view.key != body.channel or not view.channels:
+        raise NotFound("no such chat channel")
+    if last is None or last > view.version:
+        raise NotFound("no such message")
+    chat.chat_mark_read(user=user, game=game, channel=body.channel, last_id=last)
+    return {"channel": body.channel, "last": body.last}
 
 
 def _public_source(record: ActionRecord, mine: int | None, kind: str) -> str:

@@ -44,4 +44,5 @@ urlpatterns = [
     path("games/<int:game_id>/chat/muted/", chat.chat_muted, name="chat_muted"),
     path("games/<int:game_id>/chat/export/", chat.chat_export, name="chat_export"),
     path("games/<int:game_id>/chat/layout/", chat.chat_layout, name="chat_layout"),
+    path("games/<int:game_id>/chat/read/", chat.chat_read, name="chat_read"),
 ]

@@ -24,11 +24,13 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
+from games.chat import chat_view
 from games.messages import service_message
 from games.models import Game
 from games.selectors import game_view
 from games.services import NotFound, ServiceError
 from games.services.chat import chat_export_consent as export_consent
+from games.services.chat import chat_mark_read as mark_read
 from games.services.chat import chat_mute as mute_player
 from games.services.chat import chat_post as post_message
 from games.services.chat import chat_report as report_message
@@ -115,6 +117,29 @@ def chat_send(request: HtmxHttpRequest, game_id: int) -> HttpResponse:
     if not request.htmx:
         return _to_page(game, channel=key)
     return _render(request, chat_context(request, game, key), "chatform", "chat", "chattoggle")
+
+
+@login_required
+@require_POST
+def chat_read(request: HtmxHttpRequest, game_id: int) -> HttpResponse:
+    """Mark ``channel`` read up to message ``last`` (a public id) for the user (issue 31 §4: the panel's
+    GETs write nothing; the panel posts this when it shows unread messages). htmx: 204; without htmx: back
+    to the channel on the game page. A ``last`` that is no public id, or one newer than anything the reader
+    may read there, is 400; a channel the reader does not have is 404. Marks never go backwards."""
+    game = _started(request, game_id)
+    key = request.POST.get("channel", "")
+    last = message_pk(request.POST.get("last"))
+    if last is None:
+        return HttpResponse(_("The request is malformed."), status=400, content_type="text/plain")
+    view = chat_view(game, request.user, key)
+    if view.key != key or not view.channels:
+        raise Http404(_("You cannot read that chat channel."))
+    if last > view.version:
+        return HttpResponse(_("The request is malformed."), status=400, content_type="text/plain")
+    mark_read(user=request_user(request), game=game, channel=key, last_id=last)
+    if not request.htmx:
+        return _to_page(game, channel=key)
+    return HttpResponse(status=204)
 
 
 @login_required

@@ -25,9 +25,8 @@ from games.selectors import (
     GameView,
     game_view,
 )
-from games.services.chat import chat_mark_read
 from games.services.chat_ids import message_pk
-from games.web.common import HtmxHttpRequest, load_game, request_user
+from games.web.common import HtmxHttpRequest, load_game
 from games.web.lobby import lobby_page
 from games.web.presenters import page_model
 from games.web.presenters.chat import PANEL_DEFAULTS, chat_panel
@@ -109,13 +108,12 @@ def chat_context(
     request: HttpRequest, game: Game, key: str | None = None, before: int | None = None
 ) -> dict[str, Any]:
     """The chat panel's context (issue 19): channel ``key`` (default: the ``channel`` parameter, else the
-    table), from the message with key ``before`` on (a decoded cursor, :func:`message_pk`), marked read
-    when it shows unread messages."""
+    table), from the message with key ``before`` on (a decoded cursor, :func:`message_pk`). Nothing is
+    written: when the panel shows unread messages it carries a small form that marks them read by POST
+    (``games:chat_read``, sent by htmx when it loads; a button without JavaScript), issue 31 §4."""
     panel = chat_panel(
         game, request.user, key or request.GET.get("channel", "table"), before, mixed=chat_mixed(request)
     )
-    if panel.mark is not None:
-        chat_mark_read(user=request_user(request), game=game, channel=panel.key, last_id=panel.mark)
     return {"chat": panel, "log_chat": panel.log_key, "game": game, "chat_before": before} | PANEL_DEFAULTS
 
 

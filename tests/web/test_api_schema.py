@@ -28,6 +28,7 @@ OPERATIONS = {
     ("POST", "/api/games/{game_id}/undo"),
     ("GET", "/api/games/{game_id}/chat"),
     ("POST", "/api/games/{game_id}/chat"),
+    ("POST", "/api/games/{game_id}/chat/read"),
     ("GET", "/api/me/games"),
 }
 

@@ -255,8 +255,21 @@ def test_the_api_reads_posts_and_counts_unread_with_the_same_rules() -> None:
     listed = b.get(f"/api/games/{game.pk}/chat").json()
     assert [m["text"] for m in listed["messages"]] == [body["text"]]
     assert listed["messages"][0]["mentions_me"] is True
-    assert chat_view(game, users[1]).channels[0].unread == 0  # reading the newest page marks it read
+    assert chat_view(game, users[1]).channels[0].unread == 1  # reading writes nothing (issue 31 §4)
+    newest = listed["messages"][-1]["id"]
+    marked = b.post(
+        f"/api/games/{game.pk}/chat/read",
+        json.dumps({"channel": "table", "last": newest}),
+        content_type="application/json",
+    )
+    assert marked.status_code == 200 and marked.json() == {"channel": "table", "last": newest}
+    assert chat_view(game, users[1]).channels[0].unread == 0
     assert chat_view(game, users[2]).channels[0].unread == 1
+    for wrong in ({"channel": "p9", "last": newest}, {"channel": "table", "last": "0" * 16}):
+        refused_mark = b.post(
+            f"/api/games/{game.pk}/chat/read", json.dumps(wrong), content_type="application/json"
+        )
+        assert refused_mark.status_code == 404, wrong
     bad = a.post(
         f"/api/games/{game.pk}/chat",
         json.dumps({"channel": "table", "text": ""}),

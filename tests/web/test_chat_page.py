@@ -275,16 +275,38 @@ def test_bad_parameters_are_4xx_never_500(players: tuple[Game, User, User, User]
 # Channels, unread counts, older messages
 
 
+READ_FORM = re.compile(
+    r'<div id="chat-read"[^>]*>\s*<form method="post" action="(?P<url>[^"]+)" hx-post="[^"]+" '
+    r'hx-trigger="load" hx-swap="none">.*?name="channel" value="(?P<channel>[^"]+)">'
+    r'<input type="hidden" name="last" value="(?P<last>[^"]+)">',
+    re.DOTALL,
+)
+
+
+def read_by_form(client: Client, body: str, htmx: bool = True) -> int:
+    """Post the chat panel's read-mark form as htmx does when it loads (or its button without JS)."""
+    match = READ_FORM.search(body)
+    assert match, "the panel carries its read-mark form"
+    data = {"channel": match["channel"], "last": match["last"]}
+    response = client.post(match["url"], data, headers=HX if htmx else {})
+    return response.status_code
+
+
 def test_unread_counts_and_viewing_a_channel_marks_it_read(players: tuple[Game, User, User, User]) -> None:
+    """Issue 31 §4: showing a channel (a GET) writes nothing; its panel carries a form that marks the shown
+    messages read, which htmx posts when the panel loads (a button without JavaScript)."""
     game, alice, bob, _carol = players
     say(game, bob, "one")
     say(game, bob, "two")
     say(game, bob, "secret one", channel="p0")
     client = client_for(alice)
-    body = page(client, game, channel="p1")  # Bob's private channel: read now
+    body = page(client, game, channel="p1")  # Bob's private channel, shown
     assert 'aria-label="Table, 2 unread"' in body
     assert 'aria-label="Chat, 2 unread"' in body  # the phone's toggle: the other channels
     assert 'aria-label="Private: Bob, 1 unread"' not in body
+    assert not ChatRead.objects.filter(user=alice).exists()  # the GET wrote nothing
+    assert "Mark these messages read" in body  # the button for a browser without JavaScript
+    assert read_by_form(client, body, htmx=False) == 302
     assert (
         ChatRead.objects.get(user=alice, channel="p1").last_id
         == ChatMessage.objects.get(channel="private").pk
@@ -295,8 +317,29 @@ def test_unread_counts_and_viewing_a_channel_marks_it_read(players: tuple[Game, 
     assert body.lstrip().startswith('<div id="chat">')
     assert "one" in body and "two" in body and "Table, 2 unread" not in body
     assert '<input type="hidden" id="chat-channel" name="channel" value="table" hx-swap-oob="true">' in body
+    assert not ChatRead.objects.filter(user=alice, channel="table").exists()
+    assert read_by_form(client, body) == 204
     assert ChatRead.objects.filter(user=alice, channel="table").exists()
     assert "unread" not in page(client, game).split('id="chat-tabs"')[1].split("</nav>")[0]
+
+
+def test_a_read_mark_that_is_malformed_too_new_or_for_another_channel_changes_nothing(
+    players: tuple[Game, User, User, User],
+) -> None:
+    game, alice, bob, _carol = players
+    say(game, bob, "to the table")
+    secret = say(game, bob, SECRET, channel="p2")  # Bob to Carol: Alice may not read it
+    client = client_for(alice)
+    url = reverse("games:chat_read", args=[game.pk])
+    table_last = public_id(ChatMessage.objects.get(channel="table").pk)
+    assert client.post(url, {"channel": "table", "last": "x"}, headers=HX).status_code == 400
+    assert client.post(url, {"channel": "p9", "last": table_last}, headers=HX).status_code == 404
+    newer = public_id(secret.pk)  # a real id, but newer than anything Alice may read
+    assert client.post(url, {"channel": "table", "last": newer}, headers=HX).status_code == 400
+    assert client.get(url).status_code == 405
+    assert not ChatRead.objects.filter(user=alice).exists()
+    assert client.post(url, {"channel": "table", "last": table_last}, headers=HX).status_code == 204
+    assert ChatRead.objects.get(user=alice, channel="table").last_id < secret.pk
 
 
 def test_without_htmx_the_channel_view_redirects_to_the_page(players: tuple[Game, User, User, User]) -> None:

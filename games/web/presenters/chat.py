@@ -113,6 +113,11 @@ class ChatPanel:
     user_id: int | None = None
 
     @property
+    def mark_id(self) -> str:
+        """The public id of :attr:`mark` (``""``: nothing to mark), posted back to mark the channel read."""
+        return "" if self.mark is None else public_id(self.mark)
+
+    @property
     def keys(self) -> str:
         """The reader's channel keys, comma-separated: when the poll sees other keys it redraws the panel."""
         return ",".join(c.key for c in self.channels)
