@@ -15,9 +15,14 @@ from games.notify.links import absolute_url
 from mastery.text import single_line
 
 
-def send_invitation(*, game: Game, inviter: User, address: str, path: str) -> None:
-    """Send the invitation to ``address``, in the inviter's language (the site does not know the
-    invitee's), with the absolute link to ``path`` (the table, or its private invite link)."""
+def invitation_message(*, game: Game, inviter: User, address: str, path: str) -> EmailMessage:
+    """The invitation to ``address``, in the inviter's language (the site does not know the invitee's),
+    with the absolute link to ``path`` (the table, or its private invite link). It is sent through the
+    outbox (:func:`games.services.outbox.queue_account_mail`, issue 31 §4), like every other email.
+
+    Returns:
+        The rendered message (plain text), addressed to ``address``.
+    """
     with translation.override(inviter.language or "en"):
         invites = _("%(who)s invites you to their table “%(title)s”")
         # the site's tag first, as on every other email of the site (issue 29)
@@ -31,4 +36,6 @@ def send_invitation(*, game: Game, inviter: User, address: str, path: str) -> No
                 _("Medieval Mastery is a board game of feudal conquest, played in the browser or by email."),
             ]
         )
-    EmailMessage(subject=single_line(subject), body=body, to=[address]).send()
+    return EmailMessage(
+        subject=single_line(subject), body=body, from_email=settings.DEFAULT_FROM_EMAIL, to=[address]
+    )

@@ -3,7 +3,6 @@ lobby's seat list with who is invited (issue 29)."""
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from django.contrib import messages
@@ -12,6 +11,7 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -19,7 +19,9 @@ from accounts.models import User
 from games import services
 from games.messages import service_message
 from games.models import Game, Seat
-from games.notify.invitations import send_invitation
+from games.notify.account_mail import message_data
+from games.notify.invitations import invitation_message
+from games.services.outbox import queue_account_mail
 
 
 @login_required
@@ -40,7 +42,13 @@ def invite_player(request: HttpRequest, game_id: int) -> HttpResponse:
         if game.private
         else reverse("games:detail", args=[game.pk])
     )
-    transaction.on_commit(partial(send_invitation, game=game, inviter=user, address=address, path=path))
+    # through the outbox like every other email (issue 31 §4): an account-kind row of the inviter's, sent
+    # to the invitee's address as rendered, and sent by the minute's sweep if its task is lost
+    message = invitation_message(game=game, inviter=user, address=address, path=path)
+    with transaction.atomic():
+        queue_account_mail(
+            user_id=user.pk, message=message_data(message, "games/invitation"), now=timezone.now()
+        )
     messages.success(request, _("Invitation sent to %(who)s.") % {"who": who})
     return redirect("games:detail", game_id=game.pk)
 

@@ -16,11 +16,12 @@ from django.urls import reverse
 from django.utils import timezone, translation
 
 from accounts.models import User
-from games import engine, services
+from games import engine, services, tasks
 from games.log import describe
-from games.models import Game
+from games.models import Game, Notification
 from games.rulebook import battle_frames, opening_state
 from games.selectors import GameView, game_view
+from games.services import outbox
 from games.web.presenters import status_model
 from games.web.presenters.common import place_labels
 from games.web.presenters.confirm import confirmation, may_ask
@@ -402,3 +403,27 @@ def test_inviting_by_email_or_display_name_never_tells_who_has_an_account(
             reverse("games:invite_player", args=[public.pk]), {"who": "x@example.com"}, follow=True
         )
     assert "Only the creator" in page.content.decode() and mail.outbox == []
+
+
+@pytest.mark.django_db
+def test_an_invitation_goes_through_the_outbox_and_survives_a_lost_task(
+    django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31 §4: the invitation is an outbox row (kind ``account``, the inviter's, addressed as rendered
+    to the invitee), so a lost task does not lose it: the minute's sweep sends it, once."""
+    creator = create_user("host@example.com", display_name="Host")
+    game = services.game_create(user=creator, title="Outbox", players=3)
+    client = Client()
+    client.force_login(creator)
+    monkeypatch.setattr(outbox, "enqueue_account_send", lambda _message: None)  # the task is lost
+    mail.outbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("games:invite_player", args=[game.pk]), {"who": "friend@example.com"})
+    assert mail.outbox == []
+    row = Notification.objects.get(kind=Notification.Kind.ACCOUNT, recipient=creator)
+    assert row.status == Notification.Status.PENDING and row.data["to"] == ["friend@example.com"]
+    tasks.outbox_sweep()
+    tasks.outbox_sweep()
+    [message] = mail.outbox
+    assert message.to == ["friend@example.com"] and "Host invites you" in message.subject
+    assert Notification.objects.get(pk=row.pk).status == Notification.Status.SENT
