@@ -62,7 +62,10 @@ ENGINE_MESSAGES: dict[str, tuple[Promise, str]] = {
     ),
     "over_capacity": (gettext_lazy("That many knights do not fit in the territory (its capacity)."), "R12"),
     "not_enough_knights": (gettext_lazy("You do not have that many knights there."), "R55"),
-    "dice_budget": (gettext_lazy("That would need more than your 10 dice."), "R16"),
+    "dice_budget": (
+        gettext_lazy("That would need %(dice)s dice, more than the %(budget)s you have."),
+        "R16",
+    ),
     "bad_knight_count": (gettext_lazy("Move at least one knight."), "Q33"),
     "target_not_reachable": (
         gettext_lazy(
@@ -112,6 +115,11 @@ def illegal_message(params: Mapping[str, Any], fallback: str = "") -> str:
         return fallback or _("That move is not allowed.")
     rule = illegal_rule(params)
     sentence = str(entry[0])
+    if "%(" in sentence:  # numbers the engine gives with the error (from the content set, never literals)
+        try:
+            sentence = sentence % dict(params)
+        except (KeyError, TypeError, ValueError):
+            return fallback or _("That move is not allowed.")
     return f"{sentence} — {rule}" if rule else sentence
 
 

@@ -26,6 +26,7 @@ from .rules import (
     territory_vp,
     victory_points,
 )
+from .rules.battle import support_forbidden
 from .rules.core import deciding_seats_seen_by, in_turn, window_waiting
 from .state import NO_CARD, UNCHOSEN, GameState, Player
 from .view_types import (
@@ -121,6 +122,7 @@ def _battle_view(state: GameState, viewer: Viewer) -> BattleView | None:
         "winner": b.winner if b.winner >= 0 else None,
         "margin": b.margin if b.winner >= 0 else None,
         "flipped": b.flipped,
+        "no_support": support_forbidden(state, b),
         "table": [
             TableCardView(**card_view(state, seat, c), seat=seat)
             for seat, c in b.table

@@ -87,6 +87,8 @@ class BattleView(TypedDict):
     margin: int | None
     flipped: bool
     table: list[TableCardView]
+    #: no support card may be played in this battle (Mountains, R71; never at a castle, R113)
+    no_support: bool
 
 
 class TileView(TypedDict):

@@ -425,6 +425,9 @@ def test_advance_above_ten_dice_is_illegal() -> None:
     s.players[0].castle = 12
     assert dice_in_use(s, 0) == 10
     reject(s, 0, {"type": "advance", "to": "t9", "knights": 1}, ErrorCode.DICE_BUDGET)
+    with pytest.raises(IllegalAction) as refused:  # the numbers, for the message (issue 31: no literal 10)
+        act(s, 0, {"type": "advance", "to": "t9", "knights": 1})
+    assert refused.value.params == {"dice": 11, "budget": 10, "rule": "R16"}
     t = act(s, 0, {"type": "advance", "to": "t9", "knights": 6})
     assert t.state.owner[9] == 0 and t.state.knights[9] == 6
     assert dice_in_use(t.state, 0) == 10

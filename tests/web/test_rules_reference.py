@@ -3,6 +3,7 @@ texts wherever a component appears, and refusals that link to the rule that refu
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -12,7 +13,7 @@ from django.utils import translation
 
 from games import engine
 from games.components import artefact_text, card_text, localized_view, territory_text
-from games.messages import ENGINE_MESSAGES
+from games.messages import ENGINE_MESSAGES, illegal_message
 from games.models import Game
 from games.rulebook import (
     BATTLE,
@@ -25,6 +26,7 @@ from games.rulebook import (
     supply_state,
 )
 from games.web.presenters.why_not import why_not
+from tests.engine.fixtures import default_content
 from tests.web.factories import game_from_state
 from tests.web.test_api_http import post_action, token_client
 from tests.web.test_pages import HX, active_user, alice, bob, client_for, duel, form_data  # noqa: F401
@@ -318,3 +320,25 @@ def test_the_api_refusal_carries_the_rule_url(duel: Game) -> None:  # noqa: F811
     params = response.json()["params"]
     assert params["engine_code"] == "target_not_enterable"
     assert params["rule_url"] == f"{reverse('games:rules')}#advance"
+
+
+def test_why_cant_i_reads_the_engines_rules_not_a_copy_of_them() -> None:
+    """Issue 31 §2: "no support cards" follows the engine's ``no_support`` flag of the territory type (R71)
+    as the view carries it, not the tile's name; the dice refusal says the content set's numbers (R16)."""
+    window = battle_frames()[0][1]
+    data = engine.to_dict(window)
+    tile = data["tiles"][2]
+    content = engine.load_content("default")
+    assert not content.territory_types[tile].no_support
+    assert _why(engine.from_dict(data), 1) == []
+    view = engine.view_for(engine.from_dict(data), 1)
+    assert view["battle"] is not None and view["battle"]["no_support"] is False
+    custom = json.loads(json.dumps(default_content()))  # the same set, with the flag on this tile's type
+    next(t for t in custom["territory_types"] if t["id"] == tile)["no_support"] = True
+    data["setup"] = {**data["setup"], "content": custom}
+    flagged = engine.from_dict(data)
+    assert engine.view_for(flagged, 1)["battle"]["no_support"] is True  # type: ignore[index]
+    assert [r["rule"] for r in _why(flagged, 1)] == ["R71"]
+    with translation.override("en"):
+        text = illegal_message({"engine_code": "dice_budget", "dice": 11, "budget": 10, "rule": "R16"})
+    assert text == "That would need 11 dice, more than the 10 you have. — R16"

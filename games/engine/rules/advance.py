@@ -126,7 +126,7 @@ def check_advance(state: GameState, actor: int, to: str, knights: int) -> int:
         raise IllegalAction(ErrorCode.OVER_CAPACITY, knights=knights, capacity=limit, rule="R55")
     dice = advance_dice(state, actor, knights)
     if dice > dice_budget(state):
-        raise IllegalAction(ErrorCode.DICE_BUDGET, dice=dice, rule="R16")
+        raise IllegalAction(ErrorCode.DICE_BUDGET, dice=dice, budget=dice_budget(state), rule="R16")
     return pos
 
 

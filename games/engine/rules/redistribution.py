@@ -65,7 +65,7 @@ def check_redistribution(state: GameState, actor: int, moves: tuple[A.Move, ...]
             raise IllegalAction(ErrorCode.OVER_CAPACITY, location=state.board.pos_id(loc), rule="R45")
     dice = dice_after(state, actor, [(before[loc], n) for loc, n in final.items()])
     if dice > dice_budget(state):
-        raise IllegalAction(ErrorCode.DICE_BUDGET, dice=dice, rule="R16")
+        raise IllegalAction(ErrorCode.DICE_BUDGET, dice=dice, budget=dice_budget(state), rule="R16")
     return final
 
 

@@ -95,12 +95,11 @@ def _battle_reasons(view: engine.View, seat: int) -> list[dict[str, str]]:
     if battle is None or seat not in (battle["attacker"]["seat"], battle["defender"]["seat"]):
         return []
     hand = view["players"][seat].get("hand", [])
-    tile = next((t for t in view["map"] if t["id"] == battle["pos"]), None)
     out = []
     if battle["step"] <= 4 and not any(c["kind"] == engine.CardKind.CONFLICT for c in hand):
         out.append(_entry(_("No conflict card in your hand: you count as having played a 0."), "R68"))
-    mountains = tile is not None and tile.get("tile") == "mountains"
-    if mountains and battle["step"] <= 5 and any(c["kind"] == engine.CardKind.SUPPORT for c in hand):
+    supports = any(c["kind"] == engine.CardKind.SUPPORT for c in hand)
+    if battle["no_support"] and battle["step"] <= 5 and supports:  # R71, as the engine decides it
         out.append(_entry(_("No support cards: nobody may play any in a battle for the Mountains."), "R71"))
     return out
 
