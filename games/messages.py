@@ -98,6 +98,12 @@ def illegal_rule(params: Mapping[str, Any]) -> str:
     return str(params.get("rule") or (entry[1] if entry else ""))
 
 
+#: The sentence of an error whose numbers are missing (a stored error from before they came with it).
+WITHOUT_NUMBERS: dict[str, Promise] = {
+    "dice_budget": gettext_lazy("That would need more dice than you have."),
+}
+
+
 def illegal_message(params: Mapping[str, Any], fallback: str = "") -> str:
     """Return the sentence for an illegal move, citing its rule.
 
@@ -118,8 +124,8 @@ def illegal_message(params: Mapping[str, Any], fallback: str = "") -> str:
     if "%(" in sentence:  # numbers the engine gives with the error (from the content set, never literals)
         try:
             sentence = sentence % dict(params)
-        except (KeyError, TypeError, ValueError):
-            return fallback or _("That move is not allowed.")
+        except (KeyError, TypeError, ValueError):  # a stored error from before the numbers came with it
+            sentence = str(WITHOUT_NUMBERS.get(code, _("That move is not allowed.")))
     return f"{sentence} — {rule}" if rule else sentence
 
 
