@@ -15,8 +15,9 @@ from accounts.models import User
 from games import engine, selectors, services
 from games.models import ActionRecord, Game, Notification
 from games.selectors import game_get, game_view
+from games.services import GUIDED_TURN
 from games.services.ratings import is_rated
-from games.web.presenters.tutorial import tutorial_model
+from games.web.presenters.tutorial import SEAT, moved_on_since_guided_turn, tutorial_model
 from tests.web.test_pages import HX, client_for, form_data, verified_user
 
 pytestmark = pytest.mark.django_db
@@ -247,3 +248,15 @@ def test_finished_guided_games_stay_out_of_the_archive() -> None:
     other = verified_user("other@example.com", "Other")
     for viewer in (user, other):
         assert game.pk not in set(selectors.archive(viewer=viewer).values_list("pk", flat=True))
+
+
+def test_the_guided_game_folds_away_only_after_the_newcomers_own_move() -> None:
+    """Issue 29's fold, issue 31 fix: the server's pass for the newcomer in a window, or its placing of
+    their only kind of conflict card, while the bot plays its turn, is no move of the newcomer's (the
+    offer of a real game stayed hidden when the bot attacked at once); their own move folds it."""
+    view: dict[str, Any] = {"turn": GUIDED_TURN + 1}
+    started = {"seq": 10, "seat": 1, "events": [{"type": "turn_started", "turn": GUIDED_TURN + 1}]}
+    server = {"seq": 11, "seat": SEAT, "events": [], "mine": False}
+    own = {"seq": 12, "seat": SEAT, "events": [], "mine": True}
+    assert not moved_on_since_guided_turn(view, [server, started])  # type: ignore[arg-type]
+    assert moved_on_since_guided_turn(view, [own, server, started])  # type: ignore[arg-type]

@@ -290,9 +290,9 @@ def moved_on_since_guided_turn(view: engine.View, log: list[dict[str, Any]]) -> 
             empty when the page was built without it.
 
     Returns:
-        True when an entry of the newcomer's seat follows the one that started the turn after the guided
-        one; without that entry in the log (it scrolled out, or no log was read), whether the game is past
-        the newcomer's next turn.
+        True when a move of the newcomer's own (``mine``) follows the entry that started the turn after
+        the guided one; without that entry in the log (it scrolled out, or no log was read), whether the
+        game is past the newcomer's next turn.
     """
     if view["turn"] <= GUIDED_TURN:
         return False
@@ -309,7 +309,9 @@ def moved_on_since_guided_turn(view: engine.View, log: list[dict[str, Any]]) -> 
     )
     if started is None:
         return view["turn"] > GUIDED_TURN + 2
-    return any(entry["seq"] > started and entry["seat"] == SEAT for entry in log)
+    # the newcomer's own moves only (``mine``: page, email, API): the server's pass for them in a window or
+    # its placing of their only kind of conflict card while the bot plays is no move of theirs (issue 29)
+    return any(entry["seq"] > started and entry["seat"] == SEAT and entry.get("mine") for entry in log)
 
 
 def tutorial_model(
