@@ -62,9 +62,11 @@ lint: setup
 typecheck: setup
 	$(BIN)/mypy
 
-## Benchmarks (not tests): actions/s, legal_actions latency, full games/s, replay time.
+## Benchmarks (not tests): actions/s, legal_actions latency, full games/s, replay time, and random play
+## against python-chess's as a ratio (benchmarks/chess_ratio.py, issue 31).
 bench: setup
 	$(PIN_CORE) $(BIN)/python -m benchmarks.engine_bench
+	$(PIN_CORE) $(BIN)/python -m benchmarks.chess_ratio
 
 ## Notification email latency (issue 4): action commit -> SMTP sink through Redis and a real Celery worker,
 ## and what the outbox adds to a submit. Needs PostgreSQL and Redis; not pinned (worker, database, sink).

@@ -121,16 +121,14 @@ def redistribution_options(state: GameState, seat: int) -> list[A.Action]:
     # The change in dice is additive over locations: price one knight leaving / arriving once each.
     leave = {loc: dice_after(state, seat, ((n, n - 1),), 0) for loc, n in counts.items()}
     arrive = {loc: dice_after(state, seat, ((n, n + 1),), 0) for loc, n in counts.items()}
+    names = {loc: _loc(state, loc) for loc in counts}  # each location's id and room, once (not per pair)
+    full = {loc for loc, n in counts.items() if loc != -1 and n + 1 > capacity(state, loc)}
     out: list[A.Action] = []
     for src, have in counts.items():
         if have < (1 if src == -1 else 2):
             continue
-        for dst, there in counts.items():
-            if dst == src:
+        for dst in counts:
+            if dst == src or dst in full or leave[src] + arrive[dst] > room:
                 continue
-            if dst != -1 and there + 1 > capacity(state, dst):
-                continue
-            if leave[src] + arrive[dst] > room:
-                continue
-            out.append(A.Redistribute((A.Move(_loc(state, src), _loc(state, dst), 1),)))
+            out.append(A.Redistribute((A.Move(names[src], names[dst], 1),)))
     return out
