@@ -15,6 +15,7 @@ from games.models import Notification
 from games.notify import account_mail
 from games.notify import send as notify_send
 from games.services import inbox, outbox, ratings
+from games.services.published import TASKS
 
 log = logging.getLogger(__name__)
 
@@ -106,3 +107,10 @@ def game_rate(game_id: int) -> bool:
     this re-runnable task is for backfills and repairs). Returns whether ratings changed; a second run
     changes nothing (issue 5)."""
     return ratings.rate_finished(game_id=game_id)
+
+
+# The services publish these by reference (issue 31 §4): every process imports this module (AppConfig.ready).
+TASKS.notifications_send = notifications_send
+TASKS.account_mail_send = account_mail_send
+TASKS.inbound_process = inbound_process
+TASKS.bots_play = bots_play

@@ -25,7 +25,6 @@ from functools import partial
 from typing import Any
 
 from allauth.account.models import EmailAddress
-from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
@@ -47,6 +46,7 @@ from games.services.mail_reading import (
     read_reply,
 )
 from games.services.outbox import DECISION_KINDS, TURN_RETURN, dedupe_key, send_after_commit
+from games.services.published import TASKS
 from mastery.text import single_line
 
 log = logging.getLogger(__name__)
@@ -55,9 +55,6 @@ REPLY_SALT = "mastery.reply-address"
 #: Hex digits of the HMAC in a reply token (80 bits).
 _SIG_LENGTH = 20
 _TOKEN = re.compile(rf"^([0-9a-f]{{1,12}})-([0-9a-f]{{{_SIG_LENGTH}}})$")
-#: The Celery task that processes a stored mail (``games.tasks.inbound_process``), named, not imported: the
-#: tasks are an entry point above the services (architecture §1).
-PROCESS_TASK = "games.tasks.inbound_process"
 #: At most this many lines of one reply are read (a whole turn is a handful).
 MAX_LINES = 30
 #: A mail that holds no move is answered at most once per address and game in this time (issue 30).
@@ -171,10 +168,11 @@ def return_path_line(mail_from: str, raw: bytes) -> bytes:
 
 
 def enqueue_process(mail_id: int) -> None:
-    """Publish one :data:`PROCESS_TASK` for ``mail_id`` (after commit). Never raises: if the broker is down
-    the mail stays pending and the minute's sweep (:func:`mails_pending`) processes it."""
+    """Publish one ``inbound_process`` task (:data:`games.services.published.TASKS`) for ``mail_id``
+    (after commit). Never raises: if the broker is down the mail stays pending and the minute's sweep
+    (:func:`mails_pending`) processes it."""
     try:
-        current_app.signature(PROCESS_TASK, kwargs={"mail_id": mail_id}).delay()
+        TASKS.inbound_process.delay(mail_id=mail_id)
     except Exception:
         log.warning("could not enqueue inbound mail %s; the sweep will process it", mail_id)
 

@@ -17,12 +17,12 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
-from celery import current_app
 from django.conf import settings
 from django.db import transaction
 
 from games import engine
 from games.models import Game, Notification, Prompt, Seat
+from games.services.published import TASKS
 
 log = logging.getLogger(__name__)
 
@@ -324,22 +324,14 @@ def enqueue_send(game_id: int | None) -> None:
     """Publish one ``notifications_send`` task for ``game_id`` (``None``: every game). Called after commit
     (``transaction.on_commit``), so a worker never looks for rows that are not there yet.
 
-    The task is looked up by name in the Celery app's registry, so an eager app (the embedded default) runs
-    it here. Never raises: if the broker is down, or the process dies first, the rows stay pending and the
-    minute's outbox sweep sends them; the failure is logged.
+    The task is held by reference (:data:`games.services.published.TASKS`, issue 31), so an eager app (the
+    embedded default) runs it here. Never raises: if the broker is down, or the process dies first, the
+    rows stay pending and the minute's outbox sweep sends them; the failure is logged.
     """
     try:
-        current_app.signature(SEND_TASK, kwargs={"game_id": game_id}).delay()
+        TASKS.notifications_send.delay(game_id=game_id)
     except Exception:
         log.warning("could not enqueue notifications of game %s; the outbox sweep will send them", game_id)
-
-
-#: The Celery task that sends a game's due notifications (``games.tasks.notifications_send``), named rather
-#: than imported: the tasks are an entry point above the services (architecture §1).
-SEND_TASK = "games.tasks.notifications_send"
-
-#: The Celery task that sends account emails (``games.tasks.account_mail_send``; issue 28).
-ACCOUNT_SEND_TASK = "games.tasks.account_mail_send"
 
 
 def queue_account_mail(*, user_id: int | None, message: dict[str, Any], now: datetime) -> Notification | None:
@@ -377,7 +369,7 @@ def enqueue_account_send(message: dict[str, Any] | None) -> None:
     without a row) if given. Called after commit; never raises (like :func:`enqueue_send`: rows left
     pending go with the outbox sweep; a lost ``message`` is logged)."""
     try:
-        current_app.signature(ACCOUNT_SEND_TASK, kwargs={"message": message}).delay()
+        TASKS.account_mail_send.delay(message=message)
     except Exception:
         if message is None:
             log.warning("could not enqueue account emails; the outbox sweep will send them")

@@ -10,7 +10,6 @@ from datetime import datetime
 from functools import partial
 from typing import Any
 
-from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
@@ -25,6 +24,7 @@ from games.services.errors import BadPayload, Conflict, Forbidden, Illegal, NotF
 from games.services.locks import game_state, lock_with_seats
 from games.services.outbox import queue_write
 from games.services.projection import prompts_sync
+from games.services.published import TASKS
 from games.services.ratings import rate_game
 from games.standing import standing_answer
 from games.store import move_save
@@ -40,10 +40,6 @@ PARALLEL_KINDS = frozenset({engine.PromptKind.RESPONSE, engine.PromptKind.CONFLI
 #: decision): :func:`bots_run` leaves their prompts open and :func:`move_store` has the ``bots_play`` task
 #: play them after the write commits (eagerly in-process on the embedded default).
 DEFERRED_LEVELS = frozenset({"hard"})
-#: The Celery task that plays deferred bot decisions (``games.tasks.bots_play``), named, not imported: the
-#: tasks are an entry point above the services (architecture §1).
-BOTS_TASK = "games.tasks.bots_play"
-
 #: At most this many bot actions are applied after one human action (a runaway guard; a full bot game is
 #: ~300 actions, so whole turns of several bots fit easily).
 MAX_BOT_ACTIONS = 2000
@@ -475,10 +471,11 @@ def deferred_bot_prompt(state: engine.GameState, seats: list[Seat]) -> tuple[eng
 
 
 def enqueue_bots(game_id: int) -> None:
-    """Publish one :data:`BOTS_TASK` for ``game_id`` (after commit). Never raises: if the broker is down
-    the deadline sweep finds the waiting bot (:func:`games.services.bot_turns.bots_waiting`)."""
+    """Publish one ``bots_play`` task (:data:`games.services.published.TASKS`) for ``game_id`` (after
+    commit). Never raises: if the broker is down the deadline sweep finds the waiting bot
+    (:func:`games.services.bot_turns.bots_waiting`)."""
     try:
-        current_app.signature(BOTS_TASK, kwargs={"game_id": game_id}).delay()
+        TASKS.bots_play.delay(game_id=game_id)
     except Exception:
         log.warning("could not enqueue the bots of game %s; the sweep will play them", game_id)
 

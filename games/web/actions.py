@@ -27,10 +27,10 @@ from games.web.forms import (
 )
 from games.web.game_page import (
     DETAIL_TEMPLATE,
+    after_write,
     chat_context,
     page_context,
     partials_html,
-    talk_context,
 )
 from games.web.presenters.confirm import confirmation, may_ask
 
@@ -77,12 +77,7 @@ def act(request: HtmxHttpRequest, game_id: int) -> HttpResponseBase:
         return refused(request, game_id, exc.status, service_message(exc))
     if not request.htmx:
         return redirect("games:detail", game_id=game.pk)
-    fresh = game_get(game.pk)
-    assert fresh is not None
-    context = page_context(request, game_view(fresh, request.user), last_seen=game.seq) | talk_context(
-        request, fresh
-    )
-    return HttpResponse(partials_html(request, context, "decision"))
+    return after_write(request, game)
 
 
 def _ask_first(request: HtmxHttpRequest, game: Game, payload: dict[str, Any]) -> HttpResponse | None:

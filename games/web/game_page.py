@@ -23,6 +23,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from games.models import Game
 from games.selectors import (
     GameView,
+    game_get,
     game_view,
 )
 from games.services.chat_ids import message_pk
@@ -115,6 +116,17 @@ def chat_context(
         game, request.user, key or request.GET.get("channel", "table"), before, mixed=chat_mixed(request)
     )
     return {"chat": panel, "log_chat": panel.log_key, "game": game, "chat_before": before} | PANEL_DEFAULTS
+
+
+def after_write(request: HttpRequest, game: Game) -> HttpResponse:
+    """The answer to an htmx write of the game page (a move, an undo): the new decision panel with every
+    other partial out of band, marked new since ``game.seq`` (the position the request was made on)."""
+    fresh = game_get(game.pk)
+    assert fresh is not None
+    context = page_context(request, game_view(fresh, request.user), last_seen=game.seq) | talk_context(
+        request, fresh
+    )
+    return HttpResponse(partials_html(request, context, "decision"))
 
 
 def chat_mixed(request: HttpRequest) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse, HttpResponseBase
+from django.http import HttpResponseBase
 from django.shortcuts import redirect
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -12,13 +12,9 @@ from django.views.decorators.http import require_POST
 
 from games import services
 from games.messages import service_message
-from games.selectors import (
-    game_get,
-    game_view,
-)
 from games.web.actions import refused
 from games.web.common import HtmxHttpRequest, load_game, request_user
-from games.web.game_page import page_context, partials_html, talk_context
+from games.web.game_page import after_write
 
 
 @login_required
@@ -50,9 +46,4 @@ def undo(request: HtmxHttpRequest, game_id: int) -> HttpResponseBase:
             request, ngettext("Step taken back.", "%(n)d steps taken back.", steps) % {"n": steps}
         )
         return redirect("games:detail", game_id=game.pk)
-    fresh = game_get(game.pk)
-    assert fresh is not None
-    context = page_context(request, game_view(fresh, request.user), last_seen=game.seq) | talk_context(
-        request, fresh
-    )
-    return HttpResponse(partials_html(request, context, "decision"))
+    return after_write(request, game)

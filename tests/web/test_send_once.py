@@ -5,11 +5,15 @@ nothing and does not hold back the next one's."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from django.core.mail import EmailMultiAlternatives
 from django.db import transaction
 
+from games import tasks
 from games.services import outbox
+from games.services.published import TASKS
 
 from .conftest import Writes
 from .test_email_play import decision_email, deliver, reply_to, started
@@ -72,3 +76,16 @@ def test_a_rolled_back_write_publishes_nothing_and_does_not_hold_back_the_next(
     assert 43 not in published
     writes(lambda: outbox.send_after_commit(43))
     assert published.count(43) == 1
+
+
+def test_the_services_publish_the_tasks_by_reference_not_by_name() -> None:
+    """Issue 31 §4: ``games.tasks`` hands its task objects to the services' registry when it is imported
+    (``GamesConfig.ready``); no service names a task by a string any more."""
+    assert TASKS.notifications_send is tasks.notifications_send
+    assert TASKS.account_mail_send is tasks.account_mail_send
+    assert TASKS.inbound_process is tasks.inbound_process
+    assert TASKS.bots_play is tasks.bots_play
+    services_dir = Path(__file__).resolve().parents[2] / "games" / "services"
+    for path in services_dir.glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert '"games.tasks.' not in text and "signature(" not in text, path.name
