@@ -18,7 +18,17 @@ Public API (architecture §2)::
 from .actions import Action, card_id, parse_action
 from .content import Board, Content, load_board, load_content
 from .errors import ContentError, EngineError, ErrorCode, IllegalAction, InvalidActionPayload, InvalidSeat
-from .kinds import TURN_KINDS, ActionType, ArtefactType, Barrier, CardKind, EventType, Phase, PromptKind
+from .kinds import (
+    TURN_KINDS,
+    ActionType,
+    ArtefactType,
+    Barrier,
+    CardKind,
+    EventType,
+    Phase,
+    PromptKind,
+    Stage,
+)
 from .names import artefact_name, card_name, territory_name
 from .notation import LANGS as NOTATION_LANGS
 from .notation import (
@@ -119,6 +129,7 @@ __all__ = [
     "PublicSummary",
     "ReplayError",
     "ScorePart",
+    "Stage",
     "TableCardView",
     "TileView",
     "Transition",

@@ -129,6 +129,26 @@ class Phase(StrEnum):
     OVER = "over"  # the game is won (R103)
 
 
+class Stage(StrEnum):
+    """A battle's next step in the order of battle (R61; ``Battle.stage``, the view's ``stage``): the
+    engine's finer stages of the rulebook's nine steps (``BattleView.step``)."""
+
+    START = "start"  # step 1: the territory's start-of-battle ability (R62)
+    DRAW = "draw"  # step 2: both draw (R63)
+    SCEPTRE_WINDOW = "sceptre_window"  # step 3: the window on the sceptres (R64)
+    SCEPTRES = "sceptres"  # step 3: the sceptres that survived apply (R65–R67)
+    CONFLICT = "conflict"  # step 4: conflict cards face down (R68)
+    SUPPORT_START = "support_start"  # step 5 begins: who supports first (R69)
+    SUPPORT = "support"  # step 5: support cards in turn (R69–R72)
+    RESULT = "result"  # step 6: the combat scores and the result (R73)
+    MAYHEM = "mayhem"  # Mayhem's roll for the winner's knights (R119)
+    ORB_WINDOW = "orb_window"  # step 7: the window on the orbs (R74)
+    ORBS = "orbs"  # step 7: the orbs that survived apply (R75–R77)
+    LOSSES = "losses"  # step 8: losses (R78–R79)
+    CONQUEST = "conquest"  # step 8: the winner takes the territory (R80)
+    CLEANUP = "cleanup"  # step 9: cards discarded, the battle ends (R81)
+
+
 class CardKind(StrEnum):
     """The three kinds of card (R32, R68–R70; ``CardView.kind``)."""
 

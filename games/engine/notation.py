@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from . import actions as A
 from .errors import InvalidActionPayload, InvalidSeat
-from .kinds import PromptKind
+from .kinds import PromptKind, Stage
 from .names import (
     ABILITY_NAMES,
     ARTEFACT_TYPES,
@@ -612,7 +612,7 @@ def _r_pass(state: GameState, seat: int, rest: str) -> A.Action:
     _need_empty(rest, "pass")
     if state.window is not None:
         return A.Respond(())
-    if state.battle is not None and state.battle.stage == "support":
+    if state.battle is not None and state.battle.stage == Stage.SUPPORT:
         return A.PassSupport()
     raise _fail("nothing_to_pass", "a move of this moment")
 

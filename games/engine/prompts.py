@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import actions as A
-from .kinds import PromptKind
+from .kinds import Phase, PromptKind, Stage
 from .rules.advance import advance_options
 from .rules.battle import (
     conflict_options,
@@ -158,7 +158,7 @@ def _battle_prompts(state: GameState) -> list[Prompt]:
     """Conflict-card prompts of both sides (R68) or the current support turn's prompt (R70)."""
     b = state.battle
     assert b is not None
-    if b.stage == "conflict":
+    if b.stage == Stage.CONFLICT:
         return [
             Prompt(
                 seat,
@@ -172,7 +172,7 @@ def _battle_prompts(state: GameState) -> list[Prompt]:
             )
             for side, seat in conflict_waiting(state)
         ]
-    if b.stage == "support":
+    if b.stage == Stage.SUPPORT:
         seat = b.support_order[b.support_turn]
         key = f"{b.serial}:support:{seat}:{b.support_passes}:{len(b.table)}"
         return [Prompt(seat, PromptKind.SUPPORT, _deadline(state, seat), A.PassSupport(), key, {})]
@@ -208,9 +208,9 @@ def pending(state: GameState) -> list[Prompt]:
     # (the timeout action follows the current step: decline the advance, finish Vitality, end the turn).
     seat = state.active
     key = f"t{state.turn}:turn:{seat}"
-    if state.phase == "manoeuvre":
+    if state.phase == Phase.MANOEUVRE:
         return [Prompt(seat, PromptKind.MANOEUVRE, "turn", A.DeclineAdvance(), key, {})]
-    if state.phase == "vitality":
+    if state.phase == Phase.VITALITY:
         return [Prompt(seat, PromptKind.VITALITY, "turn", A.FinishRedistribution(), key, {})]
     return [Prompt(seat, PromptKind.TURN, "turn", A.EndTurn(), key, {})]
 
@@ -226,9 +226,9 @@ _CHOICE_OPTIONS: dict[str, Callable[[GameState, int], list[A.Action]]] = {
 
 def _turn_options(state: GameState, seat: int) -> list[A.Action]:
     """The active seat's options outside battles, windows and choices (R27–R28, R41)."""
-    if state.phase == "vitality":
+    if state.phase == Phase.VITALITY:
         return [A.FinishRedistribution(), *redistribution_options(state, seat)]
-    if state.phase == "manoeuvre":
+    if state.phase == Phase.MANOEUVRE:
         return [A.DeclineAdvance(), *advance_options(state, seat), *redistribution_options(state, seat)]
     out: list[A.Action] = [A.EndTurn()]
     out.extend(resource_options(state, seat))
@@ -263,9 +263,9 @@ def legal_actions(state: GameState, seat: int) -> list[A.Action]:
         return _CHOICE_OPTIONS.get(ch.kind, fear_options)(state, seat) if ch.seat == seat else []
     b = state.battle
     if b is not None:
-        if b.stage == "conflict":
+        if b.stage == Stage.CONFLICT:
             return conflict_options(state, seat)
-        if b.stage == "support":
+        if b.stage == Stage.SUPPORT:
             return support_options(state, seat)
         return []
     if seat != state.active:

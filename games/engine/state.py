@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .content import Board, Content, load_board, load_content
+from .kinds import Phase, Stage
 
 SCHEMA_VERSION = 1
 
@@ -113,7 +114,7 @@ class Battle:
     defender: int
     pos: int
     castle: bool
-    stage: str
+    stage: Stage
     att_knights: int
     mods: list[list[list[Any]]] = field(default_factory=lambda: [[], []])
     substitute: list[int] = field(default_factory=lambda: [-1, -1])
@@ -196,7 +197,7 @@ class Battle:
             defender=int(d["defender"]),
             pos=int(d["pos"]),
             castle=bool(d["castle"]),
-            stage=str(d["stage"]),
+            stage=Stage(d["stage"]),
             att_knights=int(d["att_knights"]),
             mods=[[[str(m[0]), int(m[1])] for m in side] for side in d["mods"]],
             substitute=[int(x) for x in d["substitute"]],
@@ -326,7 +327,7 @@ class GameState:
     dice_queue: list[int]
     turn: int
     active: int
-    phase: str
+    phase: Phase
     manoeuvres_left: int
     crown_used: bool
     owner: list[int]
@@ -420,7 +421,7 @@ class GameState:
             dice_queue=[int(x) for x in d["dice_queue"]],
             turn=int(d["turn"]),
             active=int(d["active"]),
-            phase=str(d["phase"]),
+            phase=Phase(d["phase"]),
             manoeuvres_left=int(d["manoeuvres_left"]),
             crown_used=bool(d["crown_used"]),
             owner=[int(x) for x in d["owner"]],

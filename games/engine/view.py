@@ -12,7 +12,7 @@ from typing import Any
 
 from . import actions as A
 from .errors import InvalidActionPayload
-from .kinds import PromptKind
+from .kinds import PromptKind, Stage
 from .prompts import pending
 from .rules import (
     capacity,
@@ -118,7 +118,7 @@ def _battle_view(state: GameState, viewer: Viewer) -> BattleView | None:
         "step": _STEP_OF_STAGE.get(b.stage, 0),
         "attacker": sides[0],
         "defender": sides[1],
-        "support_turn": b.support_order[b.support_turn] if b.stage == "support" else None,
+        "support_turn": b.support_order[b.support_turn] if b.stage == Stage.SUPPORT else None,
         "winner": b.winner if b.winner >= 0 else None,
         "margin": b.margin if b.winner >= 0 else None,
         "flipped": b.flipped,
@@ -131,21 +131,21 @@ def _battle_view(state: GameState, viewer: Viewer) -> BattleView | None:
     }
 
 
-_STEP_OF_STAGE = {
-    "start": 1,
-    "draw": 2,
-    "sceptre_window": 3,
-    "sceptres": 3,
-    "conflict": 4,
-    "support_start": 5,
-    "support": 5,
-    "result": 6,
-    "mayhem": 7,
-    "orb_window": 7,
-    "orbs": 7,
-    "losses": 8,
-    "conquest": 9,
-    "cleanup": 9,
+_STEP_OF_STAGE: dict[Stage, int] = {
+    Stage.START: 1,
+    Stage.DRAW: 2,
+    Stage.SCEPTRE_WINDOW: 3,
+    Stage.SCEPTRES: 3,
+    Stage.CONFLICT: 4,
+    Stage.SUPPORT_START: 5,
+    Stage.SUPPORT: 5,
+    Stage.RESULT: 6,
+    Stage.MAYHEM: 7,
+    Stage.ORB_WINDOW: 7,
+    Stage.ORBS: 7,
+    Stage.LOSSES: 8,
+    Stage.CONQUEST: 9,
+    Stage.CLEANUP: 9,
 }
 
 

@@ -148,7 +148,7 @@ def with_vp(
                 need -= value[t]
     assert engine.victory_points(state) == vp, "test setup: VP not reachable"
     state.winners = list(winners)
-    state.phase = "over"
+    state.phase = engine.Phase.OVER
     return state
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..kinds import PromptKind
+from ..kinds import PromptKind, Stage
 from ..rng import Rng
 from ..rules.core import in_turn
 from ..rules.crowns import order_candidates
@@ -150,7 +150,7 @@ def _must_choose_conflict(state: GameState) -> set[int]:
     """Seats still to choose a conflict card in the battle's conflict step: they hold one (a player with
     none is set to "no card" when the step begins, R68)."""
     b = state.battle
-    if b is None or b.stage != "conflict":
+    if b is None or b.stage != Stage.CONFLICT:
         return set()
     return {seat for side, seat in enumerate((b.attacker, b.defender)) if b.conflict[side] == UNCHOSEN}
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .. import actions as A
 from ..errors import ErrorCode, IllegalAction
-from ..kinds import EventType
+from ..kinds import EventType, Phase
 from ..state import GameState
 from .battle import start_battle
 from .conquest import conquer
@@ -139,13 +139,13 @@ def h_advance(tx: Tx, actor: int, action: A.Action) -> None:
     """
     assert isinstance(action, A.Advance)
     s = tx.s
-    require_turn(s, actor, "window", "manoeuvre")
-    if s.phase == "window" and s.manoeuvres_left < 1:
+    require_turn(s, actor, Phase.WINDOW, Phase.MANOEUVRE)
+    if s.phase == Phase.WINDOW and s.manoeuvres_left < 1:
         raise IllegalAction(ErrorCode.NO_MANOEUVRE_LEFT, rule="R28")
     pos = check_advance(s, actor, action.to, action.knights)
-    if s.phase == "window":
+    if s.phase == Phase.WINDOW:
         s.manoeuvres_left -= 1
-    s.phase = "window"
+    s.phase = Phase.WINDOW
     tx.next_serial()
     tx.p(actor).castle -= action.knights
     tx.emit(EventType.ADVANCED, seat=actor, pos=action.to, knights=action.knights)
@@ -163,8 +163,8 @@ def h_decline_advance(tx: Tx, actor: int, action: A.Action) -> None:
     Raises:
         IllegalAction: not the actor's manoeuvre.
     """
-    require_turn(tx.s, actor, "manoeuvre")
-    tx.s.phase = "window"
+    require_turn(tx.s, actor, Phase.MANOEUVRE)
+    tx.s.phase = Phase.WINDOW
     tx.next_serial()
     tx.emit(EventType.ADVANCE_DECLINED, seat=actor)
 

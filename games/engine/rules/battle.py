@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from .. import actions as A
 from ..errors import ErrorCode, IllegalAction
-from ..kinds import EventType, PromptKind
+from ..kinds import EventType, Phase, PromptKind, Stage
 from ..state import NO_CARD, UNCHOSEN, Battle, Choice, GameState, Window
 from .conquest import conquer
 from .core import (
@@ -79,7 +79,7 @@ def start_battle(tx: Tx, attacker: int, pos: int, knights: int) -> None:
     s = tx.s
     is_castle = s.board.kinds[pos] == "castle"
     defender = s.board.castle_of_seat.index(pos) if is_castle else s.owner[pos]
-    b = Battle(attacker, defender, pos, is_castle, "start", knights, serial=tx.next_serial())
+    b = Battle(attacker, defender, pos, is_castle, Stage.START, knights, serial=tx.next_serial())
     if is_castle:
         b.substitute[1] = tx.c.n("siege_defender_knights")  # R113
     tx.new_battle(b)
@@ -151,7 +151,7 @@ def artefact_window_closed(tx: Tx, window: Window, survivors: list[str]) -> None
     b = tx.b()
     applying = set(_artefacts_applying(tx.s, b, window.kind))
     b.queue = [t for t in survivors if t in applying]  # the event keeps its own list
-    b.stage = "sceptres" if window.kind == "sceptre" else "orbs"
+    b.stage = Stage.SCEPTRES if window.kind == "sceptre" else Stage.ORBS
 
 
 # -- The order of battle -------------------------------------------------------------------------------
@@ -160,7 +160,7 @@ def artefact_window_closed(tx: Tx, window: Window, survivors: list[str]) -> None
 def _step_start(tx: Tx, b: Battle) -> bool:
     """Step 1 (R62, R84, R85): terrain bonuses and the Arena's dice."""
     s, c = tx.s, tx.c
-    b.stage = "draw"
+    b.stage = Stage.DRAW
     if not b.castle:
         ttype = c.territory_types[s.tiles[b.pos]]
         bonus = c.n("terrain_bonus")
@@ -177,7 +177,7 @@ def _step_start(tx: Tx, b: Battle) -> bool:
                 if lose[side]:
                     _lose_in_dispute(tx, b, seat, losses, "arena")
             if b.att_knights == 0 or s.knights[b.pos] == 0:  # R85, Q4
-                b.stage = "cleanup"
+                b.stage = Stage.CLEANUP
     tx.emit(EventType.BATTLE_STEP, step=1, scores=_scores(s, b))
     return True
 
@@ -186,11 +186,11 @@ def _step_draw(tx: Tx, b: Battle) -> bool:
     """Step 2 (R63): both sides draw up to the battle hand size."""
     for seat in (b.attacker, b.defender):
         draw(tx, seat, 0, target=tx.c.n("battle_draw"))
-    b.stage = "sceptre_window"
+    b.stage = Stage.SCEPTRE_WINDOW
     return True
 
 
-def _artefact_window(tx: Tx, b: Battle, kind: str, next_stage: str) -> bool:
+def _artefact_window(tx: Tx, b: Battle, kind: str, next_stage: Stage) -> bool:
     """A response window on every face-up artefact of ``kind`` (``"sceptre"`` or ``"orb"``) of the two
     players in the battle (R64, R74); without any, the queue is empty. The battle goes on at
     ``next_stage``, where the survivors that are about to apply apply (:func:`artefact_window_closed`)."""
@@ -207,14 +207,14 @@ def _artefact_window(tx: Tx, b: Battle, kind: str, next_stage: str) -> bool:
 
 def _step_sceptre_window(tx: Tx, b: Battle) -> bool:
     """Step 3 (R64): a response window before the applying sceptres."""
-    return _artefact_window(tx, b, "sceptre", "sceptres")
+    return _artefact_window(tx, b, "sceptre", Stage.SCEPTRES)
 
 
 def _step_sceptres(tx: Tx, b: Battle) -> bool:
     """R65–R67: apply the surviving sceptres one by one, then set up the conflict choice (R68)."""
     s, c = tx.s, tx.c
     if not b.queue:
-        b.stage = "conflict"
+        b.stage = Stage.CONFLICT
         b.serial = tx.next_serial()
         for side, seat in enumerate((b.attacker, b.defender)):
             if not any(c.cards[x].kind == "conflict" for x in s.players[seat].hand):
@@ -260,7 +260,7 @@ def _step_conflict(tx: Tx, b: Battle) -> bool:
         values=list(b.conflict_values),
         scores=_scores(tx.s, b),
     )
-    b.stage = "support_start"
+    b.stage = Stage.SUPPORT_START
     return True
 
 
@@ -273,7 +273,7 @@ def support_forbidden(state: GameState, b: Battle) -> bool:
 def _step_support_start(tx: Tx, b: Battle) -> bool:
     """Step 5 (R69–R72, R110): the losing side supports first; teammates join (no support on R87 tiles)."""
     s = tx.s
-    b.stage = "result"
+    b.stage = Stage.RESULT
     if not support_forbidden(s, b):
         a, d = combat_score(s, b, 0), combat_score(s, b, 1)
         first = b.defender if d < a else b.attacker
@@ -282,7 +282,7 @@ def _step_support_start(tx: Tx, b: Battle) -> bool:
         b.support_order = [seat for seat in order if seat in eligible]
         b.support_turn = 0
         b.support_passes = 0
-        b.stage = "support"
+        b.stage = Stage.SUPPORT
         b.serial = tx.next_serial()
     return True
 
@@ -296,7 +296,7 @@ def _step_support(tx: Tx, b: Battle) -> bool:
     ]
     while True:
         if b.support_passes >= len(b.support_order) or not any(support_cards):
-            b.stage = "result"
+            b.stage = Stage.RESULT
             tx.emit(EventType.BATTLE_STEP, step=5, scores=_scores(s, b))
             return True
         if support_cards[b.support_turn]:
@@ -315,7 +315,7 @@ def _step_result(tx: Tx, b: Battle) -> bool:
     else:
         b.winner, b.margin = b.defender, max(d - a, 1)
     tx.emit(EventType.BATTLE_RESULT, scores=[a, d], winner=b.winner, margin=b.margin)
-    b.stage = "mayhem" if option(s, "mayhem") else "orb_window"
+    b.stage = Stage.MAYHEM if option(s, "mayhem") else Stage.ORB_WINDOW
     return True
 
 
@@ -323,7 +323,7 @@ def _step_mayhem(tx: Tx, b: Battle) -> bool:
     """Mayhem (R119, R120, Q18, Q27): the winner rolls a die per knight and loses the ones; a winner left
     with none loses the battle (or, with nobody left, the battle ends at once)."""
     s = tx.s
-    b.stage = "orb_window"
+    b.stage = Stage.ORB_WINDOW
     winner = b.winner
     before = b.att_knights if winner == b.attacker else _defender_knights(s, b)
     rolls = [tx.d6() for _ in range(before)]
@@ -336,7 +336,7 @@ def _step_mayhem(tx: Tx, b: Battle) -> bool:
         loser_left = b.att_knights if loser == b.attacker else _defender_knights(s, b)
         if loser_left == 0 and not b.castle:
             b.winner = -1
-            b.stage = "cleanup"  # nobody left: the battle ends at once (R119, R81)
+            b.stage = Stage.CLEANUP  # nobody left: the battle ends at once (R119, R81)
             return True
         b.winner = loser
         b.flipped = True
@@ -346,14 +346,14 @@ def _step_mayhem(tx: Tx, b: Battle) -> bool:
 
 def _step_orb_window(tx: Tx, b: Battle) -> bool:
     """Step 7 (R74): a response window before the applying orbs."""
-    return _artefact_window(tx, b, "orb", "orbs")
+    return _artefact_window(tx, b, "orb", Stage.ORBS)
 
 
 def _step_orbs(tx: Tx, b: Battle) -> bool:
     """R75: apply the surviving orbs one by one (after a Mayhem flip the losses step is skipped)."""
     s, c = tx.s, tx.c
     if not b.queue:
-        b.stage = "conquest" if b.flipped else "losses"
+        b.stage = Stage.CONQUEST if b.flipped else Stage.LOSSES
         return True
     art_id = b.queue.pop(0)
     owner = artefact_owner(s, art_id)
@@ -388,14 +388,14 @@ def _step_losses(tx: Tx, b: Battle) -> bool:
         s.owner[b.pos] = -1
         tx.p(loser).castle += back
         tx.emit(EventType.RETREAT, seat=loser, knights=back)
-    b.stage = "conquest"
+    b.stage = Stage.CONQUEST
     return True
 
 
 def _step_conquest(tx: Tx, b: Battle) -> bool:
     """Step 9 (R78, R79, R114): a winning attacker with knights left conquers; a castle wins the game."""
     s = tx.s
-    b.stage = "cleanup"
+    b.stage = Stage.CLEANUP
     if b.winner != b.attacker or b.att_knights <= 0:
         return True
     if b.castle:  # R114: conquering a castle wins the game
@@ -403,7 +403,7 @@ def _step_conquest(tx: Tx, b: Battle) -> bool:
         b.att_knights = 0
         _end_battle_over(tx, b)
         s.winners = [b.attacker]
-        s.phase = "over"
+        s.phase = Phase.OVER
         tx.emit(EventType.CASTLE_CONQUERED, seat=b.attacker, owner=b.defender)
         tx.emit(EventType.GAME_OVER, winners=[b.attacker], vp=victory_points(s))
         return True
@@ -439,7 +439,7 @@ def _step_cleanup(tx: Tx, b: Battle) -> bool:
     tx.emit(EventType.BATTLE_ENDED, pos=s.board.pos_id(b.pos))
     cut_throat(tx)
     if not check_victory(tx):
-        s.phase = "window"
+        s.phase = Phase.WINDOW
         tx.next_serial()
     return True
 
@@ -448,24 +448,24 @@ Step = Callable[[Tx, Battle], bool]
 
 #: The order of battle (R61): ``(stage name, step)`` in rulebook order. ``Battle.stage`` names the step
 #: to run next; a step may jump (an Arena wipe-out goes to ``cleanup``, a Mayhem flip skips ``losses``).
-ORDER_OF_BATTLE: tuple[tuple[str, Step], ...] = (
-    ("start", _step_start),
-    ("draw", _step_draw),
-    ("sceptre_window", _step_sceptre_window),
-    ("sceptres", _step_sceptres),
-    ("conflict", _step_conflict),
-    ("support_start", _step_support_start),
-    ("support", _step_support),
-    ("result", _step_result),
-    ("mayhem", _step_mayhem),
-    ("orb_window", _step_orb_window),
-    ("orbs", _step_orbs),
-    ("losses", _step_losses),
-    ("conquest", _step_conquest),
-    ("cleanup", _step_cleanup),
+ORDER_OF_BATTLE: tuple[tuple[Stage, Step], ...] = (
+    (Stage.START, _step_start),
+    (Stage.DRAW, _step_draw),
+    (Stage.SCEPTRE_WINDOW, _step_sceptre_window),
+    (Stage.SCEPTRES, _step_sceptres),
+    (Stage.CONFLICT, _step_conflict),
+    (Stage.SUPPORT_START, _step_support_start),
+    (Stage.SUPPORT, _step_support),
+    (Stage.RESULT, _step_result),
+    (Stage.MAYHEM, _step_mayhem),
+    (Stage.ORB_WINDOW, _step_orb_window),
+    (Stage.ORBS, _step_orbs),
+    (Stage.LOSSES, _step_losses),
+    (Stage.CONQUEST, _step_conquest),
+    (Stage.CLEANUP, _step_cleanup),
 )
 
-_STEPS: dict[str, Step] = dict(ORDER_OF_BATTLE)
+_STEPS: dict[Stage, Step] = dict(ORDER_OF_BATTLE)
 
 
 def battle_step(tx: Tx) -> bool:
@@ -487,8 +487,8 @@ def h_choose_conflict(tx: Tx, actor: int, action: A.Action) -> None:
     assert isinstance(action, A.ChooseConflict)
     s = tx.s
     b = s.battle
-    if b is None or current_phase(s) != "battle" or b.stage != "conflict":
-        raise wrong_phase(s, "conflict")
+    if b is None or current_phase(s) != Phase.BATTLE or b.stage != Stage.CONFLICT:
+        raise wrong_phase(s, Stage.CONFLICT)
     side = b.side(actor)
     if side < 0:
         raise not_your_decision(s, actor)
@@ -522,8 +522,8 @@ def conflict_options(state: GameState, seat: int) -> list[A.Action]:
 def _support_turn_of(state: GameState, actor: int) -> Battle:
     """The running battle if it is ``actor``'s support turn (R69–R70, R110); else IllegalAction."""
     b = state.battle
-    if b is None or current_phase(state) != "battle" or b.stage != "support":
-        raise wrong_phase(state, "support")
+    if b is None or current_phase(state) != Phase.BATTLE or b.stage != Stage.SUPPORT:
+        raise wrong_phase(state, Stage.SUPPORT)
     if b.support_order[b.support_turn] != actor:
         raise not_your_decision(state, actor)
     return b

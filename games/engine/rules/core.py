@@ -15,7 +15,7 @@ from typing import Any
 from .. import actions as A
 from ..content import Content
 from ..errors import ErrorCode, IllegalAction, InvalidSeat
-from ..kinds import EventType, Phase
+from ..kinds import EventType, Phase, Stage
 from ..rng import Rng, mix64
 from ..state import UNCHOSEN, Battle, Choice, GameState, Player, Window
 
@@ -247,7 +247,7 @@ _MASK_STREAM = 0x4D41534B
 def conflict_waiting(state: GameState) -> list[tuple[int, int]]:
     """``(side, seat)`` of each battle side still to choose its conflict card (R68), by seat."""
     b = state.battle
-    if b is None or b.stage != "conflict":
+    if b is None or b.stage != Stage.CONFLICT:
         return []
     return sorted(
         ((side, seat) for side, seat in enumerate((b.attacker, b.defender)) if b.conflict[side] == UNCHOSEN),
@@ -266,9 +266,9 @@ def deciding_seats(state: GameState) -> list[int]:
         return [state.choice.seat]
     b = state.battle
     if b is not None:
-        if b.stage == "conflict":
+        if b.stage == Stage.CONFLICT:
             return [seat for _side, seat in conflict_waiting(state)]
-        return [b.support_order[b.support_turn]] if b.stage == "support" else []
+        return [b.support_order[b.support_turn]] if b.stage == Stage.SUPPORT else []
     return [state.active]
 
 
@@ -326,7 +326,7 @@ def wrong_phase(state: GameState, *expected: str) -> IllegalAction:
     )
 
 
-def require_turn(state: GameState, actor: int, *phases: str) -> None:
+def require_turn(state: GameState, actor: int, *phases: Phase) -> None:
     """Check that ``actor`` is the active seat and the game is in one of ``phases`` (R27).
 
     Raises:

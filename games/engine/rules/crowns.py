@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import actions as A
 from ..errors import ErrorCode, IllegalAction
-from ..kinds import EventType, PromptKind
+from ..kinds import EventType, Phase, PromptKind
 from ..state import Artefact, Choice, GameState, Window
 from .core import Tx, choice_for, destroy_artefact, face_up, require_turn, resume
 from .resources import discard, reshuffle
@@ -100,7 +100,7 @@ def check_crown_use(state: GameState, actor: int, action: A.UseCrown) -> tuple[A
         IllegalAction: not the actor's free window, crown destroyed or already used (R39), or a choice
             that does not fit the ability (``CROWN_BAD_CHOICE``).
     """
-    require_turn(state, actor, "window")
+    require_turn(state, actor, Phase.WINDOW)
     crown = crown_of(state, actor)
     problem = crown_unavailable(state, crown)
     if problem is not None:
@@ -217,7 +217,7 @@ def _prosperity(tx: Tx, seat: int, args: dict[str, Any]) -> None:
 
 
 def _vitality(tx: Tx, seat: int, args: dict[str, Any]) -> None:
-    tx.s.phase = "vitality"
+    tx.s.phase = Phase.VITALITY
     tx.next_serial()
 
 

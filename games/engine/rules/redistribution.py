@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .. import actions as A
 from ..errors import ErrorCode, IllegalAction
-from ..kinds import EventType
+from ..kinds import EventType, Phase
 from ..state import GameState
 from .core import Tx, require_turn
 from .quantities import capacity, dice_after, dice_budget, dice_in_use, supplied
@@ -78,14 +78,14 @@ def h_redistribute(tx: Tx, actor: int, action: A.Action) -> None:
     """
     assert isinstance(action, A.Redistribute)
     s = tx.s
-    require_turn(s, actor, "window", "manoeuvre", "vitality")
+    require_turn(s, actor, Phase.WINDOW, Phase.MANOEUVRE, Phase.VITALITY)
     phase = s.phase
-    if phase == "window" and s.manoeuvres_left < 1:
+    if phase == Phase.WINDOW and s.manoeuvres_left < 1:
         raise IllegalAction(ErrorCode.NO_MANOEUVRE_LEFT, rule="R28")
     final = check_redistribution(s, actor, action.moves)
-    if phase == "window":
+    if phase == Phase.WINDOW:
         s.manoeuvres_left -= 1
-        s.phase = "manoeuvre"
+        s.phase = Phase.MANOEUVRE
         tx.next_serial()
     for loc, count in final.items():
         if loc == -1:
@@ -101,8 +101,8 @@ def h_finish_redistribution(tx: Tx, actor: int, action: A.Action) -> None:
     Raises:
         IllegalAction: not the actor's Vitality redistribution.
     """
-    require_turn(tx.s, actor, "vitality")
-    tx.s.phase = "window"
+    require_turn(tx.s, actor, Phase.VITALITY)
+    tx.s.phase = Phase.WINDOW
     tx.next_serial()
     tx.emit(EventType.REDISTRIBUTION_FINISHED, seat=actor)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .. import actions as A
 from ..errors import ErrorCode, IllegalAction
-from ..kinds import EventType, PromptKind
+from ..kinds import EventType, Phase, PromptKind
 from ..state import GameState
 from .core import Tx, choice_for, hand_card, require_turn, resume
 from .quantities import castle_room
@@ -104,7 +104,7 @@ def gain(tx: Tx, seat: int, count: int, reason: str) -> None:
 def _reveal_resource(tx: Tx, actor: int, effect: str) -> int:
     """R32, R34, R35: check that the active player may play resource card ``effect`` now (own free window)
     and holds it, then take it from the hand and reveal it. The caller resolves it, then discards it."""
-    require_turn(tx.s, actor, "window")
+    require_turn(tx.s, actor, Phase.WINDOW)
     card = tx.c.effect_index[effect]
     if card not in tx.s.players[actor].hand:
         raise IllegalAction(ErrorCode.CARD_NOT_IN_HAND, card=A.card_id(actor, card))

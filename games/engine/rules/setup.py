@@ -6,7 +6,7 @@ from typing import Any
 
 from ..content import MAX_SETUP_INT, Board, Content, bounded_int
 from ..errors import ContentError
-from ..kinds import EventType
+from ..kinds import EventType, Phase
 from ..rng import Rng
 from ..state import SCHEMA_VERSION, Artefact, GameState, Player, content_and_board
 from .core import (
@@ -217,7 +217,7 @@ def new_game(setup: dict[str, Any]) -> GameState:
         dice_queue=list(dice),
         turn=0,
         active=0,
-        phase="window",
+        phase=Phase.WINDOW,
         manoeuvres_left=0,
         crown_used=False,
         owner=[-1] * board.size,

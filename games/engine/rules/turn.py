@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import actions as A
-from ..kinds import EventType
+from ..kinds import EventType, Phase
 from .core import Tx, require_turn
 from .resources import gain
 
@@ -13,7 +13,7 @@ def start_turn(tx: Tx) -> None:
     in the active player's castle (R31, within the dice budget R16)."""
     s = tx.s
     s.turn += 1
-    s.phase = "window"
+    s.phase = Phase.WINDOW
     s.manoeuvres_left = 1
     s.crown_used = False
     tx.next_serial()
@@ -43,5 +43,5 @@ def h_end_turn(tx: Tx, actor: int, action: A.Action) -> None:
     Raises:
         IllegalAction: not the actor's free window.
     """
-    require_turn(tx.s, actor, "window")
+    require_turn(tx.s, actor, Phase.WINDOW)
     end_turn(tx)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..kinds import EventType
+from ..kinds import EventType, Phase
 from ..state import GameState
 from .core import Tx, option
 from .quantities import supplied
@@ -49,7 +49,7 @@ def check_victory(tx: Tx) -> bool:
         need = tx.c.n("skirmish_victory_vp" if option(s, "skirmish") else "victory_vp")
         s.winners = [p for p in range(s.num_players) if vp[p] >= need]
     if s.winners:
-        s.phase = "over"
+        s.phase = Phase.OVER
         tx.emit(EventType.GAME_OVER, winners=list(s.winners), vp=vp)
         return True
     return False

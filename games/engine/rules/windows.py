@@ -13,7 +13,7 @@ from typing import Any
 
 from .. import actions as A
 from ..errors import ErrorCode, IllegalAction
-from ..kinds import EventType
+from ..kinds import EventType, Phase
 from ..state import GameState, Window
 from .core import (
     Tx,
@@ -117,7 +117,7 @@ def h_respond(tx: Tx, actor: int, action: A.Action) -> None:
     s = tx.s
     w = s.window
     if w is None:
-        raise wrong_phase(s, "response")
+        raise wrong_phase(s, Phase.RESPONSE)
     if actor not in w.asked:
         raise not_your_decision(s, actor)
     i = w.asked.index(actor)
@@ -175,7 +175,7 @@ def h_fracture(tx: Tx, actor: int, action: A.Action) -> None:
     """
     assert isinstance(action, A.Fracture)
     s = tx.s
-    require_turn(s, actor, "window")
+    require_turn(s, actor, Phase.WINDOW)
     if tx.c.effect_index["fracture"] not in s.players[actor].hand:
         raise IllegalAction(ErrorCode.NO_FRACTURE_IN_HAND)
     if action.target not in fracture_targets(s, actor):
