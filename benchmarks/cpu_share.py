@@ -7,6 +7,11 @@ snapshot, takes a new one and prints the milliseconds of CPU per request each gr
 scenario's cost can be split between the web workers, the database and the rest (wrk, the OS). With
 ``REQUESTS`` 0 or empty (the scenario printed no result) it prints nothing.
 
+The first figure, ``server``, counts only the benchmark's own server (issue 31: the machine's figure
+counts every process on the box, other sessions' included): the gunicorn master ``BENCH_SERVER_PID`` and
+its workers, and the PostgreSQL backends connected to the database ``BENCH_DB`` (their command line names
+it). ``benchmarks/web_compare.py`` compares that figure.
+
 Linux only (reads ``/proc``). Times are user + system CPU, in clock ticks converted to seconds
 (``os.sysconf("SC_CLK_TCK")``; proc(5)). A process that ended between the two snapshots is missing from
 its group's figure but still counted in the machine's total, so its time shows under "other".
@@ -35,8 +40,23 @@ def _machine_busy() -> float:
     return (user + nice + system + irq + softirq) / TICK
 
 
+def _ours(pid: str, name: str, parent: str) -> bool:
+    """Whether a process belongs to the benchmark's server (see the module docstring)."""
+    server, db = os.environ.get("BENCH_SERVER_PID", ""), os.environ.get("BENCH_DB", "")
+    if name.startswith("gunicorn"):
+        return bool(server) and server in (pid, parent)
+    if name.startswith("postgres") and db:
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            return False
+        return f" {db} " in f" {command} "
+    return False
+
+
 def _process_times() -> dict[int, tuple[str, float]]:
-    """``pid -> (group, seconds of user + system CPU)`` for every process in a known group."""
+    """``pid -> (group, seconds of user + system CPU)`` for every process in a known group; a process of
+    the benchmark's own server also counts in the group ``server`` (under the key ``-pid``)."""
     out: dict[int, tuple[str, float]] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -50,7 +70,10 @@ def _process_times() -> dict[int, tuple[str, float]]:
         if group is None:
             continue
         rest = raw[raw.rindex(")") + 2 :].split()
-        out[int(entry.name)] = (group, (int(rest[11]) + int(rest[12])) / TICK)  # utime, stime
+        seconds = (int(rest[11]) + int(rest[12])) / TICK  # utime, stime
+        out[int(entry.name)] = (group, seconds)
+        if _ours(entry.name, name, rest[1]):  # rest[1]: the parent's pid
+            out[-int(entry.name)] = ("server", seconds)
     return out
 
 
@@ -66,14 +89,15 @@ def report(before: dict[str, Any], after: dict[str, Any], requests: int) -> str:
         before, after: two :func:`snapshot` results.
         requests: how many requests the scenario completed (> 0).
     """
-    groups: dict[str, float] = {g: 0.0 for g in GROUPS.values()}
+    groups: dict[str, float] = {"server": 0.0, **{g: 0.0 for g in GROUPS.values()}}
     old = before["processes"]
     for pid, (group, seconds) in after["processes"].items():
         start = old.get(pid, [group, 0.0])[1]  # a process started meanwhile counts from zero
         groups[group] += seconds - start
     machine = after["machine"] - before["machine"]
+    server = groups.pop("server")
     other = machine - sum(groups.values())
-    parts = [f"machine {1000 * machine / requests:.2f}"]
+    parts = [f"server {1000 * server / requests:.2f}", f"machine {1000 * machine / requests:.2f}"]
     parts += [f"{g} {1000 * s / requests:.2f}" for g, s in groups.items()]
     parts.append(f"other {1000 * other / requests:.2f}")
     return "CPU ms per request: " + ", ".join(parts)

@@ -15,12 +15,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
-DB=mastery_bench
-PORT=${PORT:-8765}
+# The database, port and scratch folder come from the environment (issue 31: runs beside other work):
+# BENCH_DB (mastery_bench), PORT (a free one), BENCH_DIR (a new temporary folder, removed at the end).
+DB=${BENCH_DB:-mastery_bench}
+PORT=${PORT:-$($PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
 DURATION=${DURATION:-15s}
 WORKERS=${WORKERS:-3}
-OUT=var/bench
+if [[ -n "${BENCH_DIR:-}" ]]; then OUT=$BENCH_DIR; KEEP=1; else OUT=$(mktemp -d); KEEP=0; fi
 mkdir -p "$OUT"
+export BENCH_DB=$DB
 export DATABASE_URL="postgres://$(whoami)@127.0.0.1:5432/$DB" DEBUG=0 MASTERY_ENV=development LOG_LEVEL=ERROR
 # As in production, a submit only enqueues its notification task on Redis (no worker runs here: sending is
 # measured by benchmarks/email_latency.py); a dedicated Redis database is emptied before and after.
@@ -48,7 +51,8 @@ PYEOF
 source "$OUT/page.env"
 .venv/bin/gunicorn mastery.wsgi --bind "127.0.0.1:$PORT" --workers "$WORKERS" ${GUNICORN_ARGS:-} --log-level error &
 GUNICORN=$!
-trap 'kill $GUNICORN 2>/dev/null || true; flush_redis; speed' EXIT
+export BENCH_SERVER_PID=$GUNICORN BENCH_DIR=$OUT  # cpu_share counts this server's processes; wrk's Lua reads the folder
+trap 'kill $GUNICORN 2>/dev/null || true; flush_redis; speed; [[ $KEEP == 1 ]] || rm -rf "$OUT"' EXIT
 for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$PORT/" && break; sleep 0.2; done
 cat > "$OUT/pct.lua" <<'LUA'
 function done(summary, latency, requests)
@@ -100,7 +104,7 @@ cat "$OUT/pct.lua"; } > "$OUT/page.lua"
 # Submits: `-- <first game> <rate> <connections>`; connection i plays game first+i (a 2-player game, end_turn
 # for alternating seats), so every submit is legal and carries the right expected_seq.
 { cat "$OUT/pace.lua"; cat <<'LUA'
-dofile("var/bench/games.lua")
+dofile(os.getenv("BENCH_DIR") .. "/games.lua")
 function init(args)
   local g = games[tonumber(args[1]) + idx]
   gid, seq, active, tok0, tok1 = g.id, g.seq, g.active, g.tok0, g.tok1
