@@ -47,8 +47,7 @@ def standing_answer(
     if state.window is None:
         return None
     against = used_against(state, seat)
-    fracture = state.content.effect_index.get("fracture")
-    holds = fracture is not None and fracture in state.players[seat].hand
+    holds = engine.holds_fracture(state, seat)
     given = list(orders)
     for scope in (True, False):  # this game's orders, then the global ones
         rules = [(rule, artefact) for for_game, rule, artefact in given if for_game == scope]

@@ -5,6 +5,7 @@ lobby, the archive's filter and the command line read that list instead of resta
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from django.test import Client
@@ -70,3 +71,17 @@ def test_the_turn_kinds_are_the_engines_and_nobody_restates_them() -> None:
         if path.name != "kinds.py" and written_out.search(path.read_text(encoding="utf-8"))
     ]
     assert restated == []
+
+
+def test_holding_fracture_is_asked_of_the_engine_only() -> None:
+    """Issue 31 §2: "does this seat hold Fracture" is ``engine.holds_fracture`` (R32, R36, R37); the
+    windows, the prompts and the standing orders (games/standing.py) ask it instead of looking in the hand."""
+    root = Path(__file__).resolve().parents[2] / "games"
+    looks = re.compile(r'effect_index(\["fracture"\]|\.get\("fracture"\))\s+(not\s+)?in\b|\.get\("fracture"\)$')
+    found = [
+        str(path.relative_to(root))
+        for path in root.rglob("*.py")
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if looks.search(line)
+    ]
+    assert found == ["engine/rules/core.py"], found  # once: the body of holds_fracture

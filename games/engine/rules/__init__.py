@@ -32,6 +32,7 @@ from .core import (
     check_seat,
     current_options,
     current_phase,
+    holds_fracture,
     option,
     teammates,
 )
@@ -61,6 +62,7 @@ __all__ = [
     "current_phase",
     "dice_budget",
     "dice_in_use",
+    "holds_fracture",
     "knight_part",
     "new_game",
     "normalize_setup",

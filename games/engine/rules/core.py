@@ -296,15 +296,17 @@ def open_targets(state: GameState, seat: int) -> list[str]:
     return [t for t in w.targets if artefact_owner(state, t) != seat and face_up(state, t)]
 
 
+def holds_fracture(state: GameState, seat: int) -> bool:
+    """Whether ``seat`` holds the Fracture card (R32, R36, R37): the one test the windows, the prompts and
+    the site's standing orders use (issue 31 §2)."""
+    return state.content.effect_index["fracture"] in state.players[seat].hand
+
+
 def fracture_playable(state: GameState, seat: int) -> bool:
     """Whether ``seat`` could Fracture a target of the open window: it holds Fracture and another player's
     target is still face up (R37). An asked seat without that has nothing to decide: the server passes for
     it (issue 14)."""
-    return (
-        state.window is not None
-        and state.content.effect_index["fracture"] in state.players[seat].hand
-        and bool(open_targets(state, seat))
-    )
+    return state.window is not None and holds_fracture(state, seat) and bool(open_targets(state, seat))
 
 
 def not_your_decision(state: GameState, actor: int) -> IllegalAction:

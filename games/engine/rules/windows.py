@@ -20,6 +20,7 @@ from .core import (
     artefact_owner,
     destroy_artefact,
     face_up,
+    holds_fracture,
     in_turn,
     not_your_decision,
     open_targets,
@@ -127,7 +128,7 @@ def h_respond(tx: Tx, actor: int, action: A.Action) -> None:
     if lap and actor not in window_waiting(s):
         raise not_your_decision(s, actor)
     ranked = list(action.fracture)
-    if ranked and tx.c.effect_index["fracture"] not in s.players[actor].hand:
+    if ranked and not holds_fracture(s, actor):
         raise IllegalAction(ErrorCode.NO_FRACTURE_IN_HAND)
     if len(set(ranked)) != len(ranked) or (lap and len(ranked) > 1):
         raise IllegalAction(ErrorCode.BAD_CHOICE)
@@ -154,7 +155,7 @@ def respond_options(state: GameState, seat: int) -> list[A.Action]:
     if in_turn(state) and seat not in window_waiting(state):
         return []
     out: list[A.Action] = [A.Respond(())]
-    if state.content.effect_index["fracture"] in state.players[seat].hand:
+    if holds_fracture(state, seat):
         out.extend(A.Respond((t,)) for t in open_targets(state, seat))
     return out
 
@@ -176,7 +177,7 @@ def h_fracture(tx: Tx, actor: int, action: A.Action) -> None:
     assert isinstance(action, A.Fracture)
     s = tx.s
     require_turn(s, actor, Phase.WINDOW)
-    if tx.c.effect_index["fracture"] not in s.players[actor].hand:
+    if not holds_fracture(s, actor):
         raise IllegalAction(ErrorCode.NO_FRACTURE_IN_HAND)
     if action.target not in fracture_targets(s, actor):
         raise IllegalAction(ErrorCode.INVALID_FRACTURE_TARGET, target=action.target, rule="R36")
@@ -185,6 +186,6 @@ def h_fracture(tx: Tx, actor: int, action: A.Action) -> None:
 
 def fracture_options(state: GameState, seat: int) -> list[A.Action]:
     """Fracture plays open to ``seat`` in its free window (R36); the caller checks the phase."""
-    if state.content.effect_index["fracture"] not in state.players[seat].hand:
+    if not holds_fracture(state, seat):
         return []
     return [A.Fracture(t) for t in fracture_targets(state, seat)]
