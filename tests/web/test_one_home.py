@@ -77,7 +77,10 @@ def test_holding_fracture_is_asked_of_the_engine_only() -> None:
     """Issue 31 §2: "does this seat hold Fracture" is ``engine.holds_fracture`` (R32, R36, R37); the
     windows, the prompts and the standing orders (games/standing.py) ask it instead of looking in the hand."""
     root = Path(__file__).resolve().parents[2] / "games"
-    looks = re.compile(r'effect_index(\["fracture"\]|\.get\("fracture"\))\s+(not\s+)?in\b|\.get\("fracture"\)$')
+    looks = re.compile(
+        r'effect_index(\["fracture"\]|\.get\("fracture"\))\s+(not\s+)?in\b'  # a look in the hand
+        r'|\.get\("fracture"\)$'  # or the card's index fetched to look later
+    )
     found = [
         str(path.relative_to(root))
         for path in root.rglob("*.py")
