@@ -88,3 +88,16 @@ def test_holding_fracture_is_asked_of_the_engine_only() -> None:
         if looks.search(line)
     ]
     assert found == ["engine/rules/core.py"], found  # once: the body of holds_fracture
+
+
+def test_the_decision_forms_name_their_action_through_the_engines_enum() -> None:
+    """Issue 31 §3: the game page's decision forms name their action type (``data-act`` and the posted
+    ``type``) through the ``action_type`` filter (``ActionType``), never as a string next to the enum."""
+    template = (Path(__file__).resolve().parents[2] / "templates" / "games" / "detail.html").read_text()
+    literal = {
+        m.group(1)
+        for m in re.finditer(r'data-act="([a-z_]+)"', template)
+        if m.group(1) in {t.value for t in engine.ActionType}
+    }
+    assert literal == set()
+    assert template.count('data-act="{{ "') >= 17
