@@ -32,7 +32,7 @@ from ninja.security import SessionAuth as NinjaSessionAuth
 from pydantic import BeforeValidator, ConfigDict, Field, StrictInt, WithJsonSchema
 
 from accounts.models import ApiToken, User
-from games.chat import ChatLine, chat_view
+from games.chat import ChatLine, chat_view, read_mark_refusal
 from games.engine import ActionType, redact_event
 from games.engine.action_schema import action_json_schema
 from games.messages import illegal_rule, service_message
@@ -744,10 +744,10 @@ def chat_read_mark(request: HttpRequest, game_id: GameId, body: ChatReadIn) -> d
     game = _game(request, game_id)
     user = _user(request)
     last = message_pk(body.last)
-    view = chat_view(game, user, body.channel)
-    if view.key != body.channel or not view.channels:
+    refusal = read_mark_refusal(game, user, body.channel, 0 if last is None else last)
+    if refusal == "channel":
         raise NotFound("no such chat channel")
-    if last is None or last > view.version:
+    if refusal or last is None:
         raise NotFound("no such message")
     chat.chat_mark_read(user=user, game=game, channel=body.channel, last_id=last)
     return {"channel": body.channel, "last": body.last}

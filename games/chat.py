@@ -86,6 +86,16 @@ def chat_version(game: Game, user: Any) -> int:
     return int(newest or 0)
 
 
+def read_mark_refusal(game: Game, user: Any, key: str, last: int) -> str:
+    """Why ``user`` may not mark channel ``key`` of ``game`` read up to message key ``last`` (issue 31 §4:
+    the page's and the API's read marks): ``"channel"`` when it is not one of the reader's channels,
+    ``"message"`` when ``last`` is newer than anything the reader may read there, ``""`` when they may."""
+    view = chat_view(game, user, key)
+    if view.key != key or not view.channels:
+        return "channel"
+    return "message" if last > view.version else ""
+
+
 def chat_view(game: Game, user: Any, key: str = "table", before: int | None = None) -> ChatView:
     """The chat of ``game`` as ``user`` may read it, showing channel ``key`` (its newest :data:`PAGE`
     messages, or those before message id ``before``); an unknown or forbidden key shows the first channel

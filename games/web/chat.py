@@ -24,7 +24,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
-from games.chat import chat_view
+from games.chat import read_mark_refusal
 from games.messages import service_message
 from games.models import Game
 from games.selectors import game_view
@@ -131,10 +131,10 @@ def chat_read(request: HtmxHttpRequest, game_id: int) -> HttpResponse:
     last = message_pk(request.POST.get("last"))
     if last is None:
         return HttpResponse(_("The request is malformed."), status=400, content_type="text/plain")
-    view = chat_view(game, request.user, key)
-    if view.key != key or not view.channels:
+    refusal = read_mark_refusal(game, request.user, key, last)
+    if refusal == "channel":
         raise Http404(_("You cannot read that chat channel."))
-    if last > view.version:
+    if refusal:
         return HttpResponse(_("The request is malformed."), status=400, content_type="text/plain")
     mark_read(user=request_user(request), game=game, channel=key, last_id=last)
     if not request.htmx:
