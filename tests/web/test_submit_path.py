@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -53,6 +54,20 @@ def _stack_modules(frame: FrameType | None) -> tuple[str, ...]:
     return tuple(reversed(found))
 
 
+def traced_submit(client: Client, game: Game, profile: Callable[[FrameType, str, Any], None]) -> Any:
+    """POST the active seat's end of turn as htmx does, with ``profile`` as the profiler meanwhile
+    (:func:`sys.setprofile`); returns the response."""
+    sys.setprofile(profile)
+    try:
+        return client.post(
+            f"/games/{game.pk}/act/",
+            {"type": "end_turn", "expected_seq": game.seq, "confirmed": "1"},
+            HTTP_HX_REQUEST="true",
+        )
+    finally:
+        sys.setprofile(None)
+
+
 def test_an_htmx_submit_passes_through_at_most_five_project_modules(
     client: Client, two_player_game: Game, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -73,15 +88,7 @@ def test_an_htmx_submit_passes_through_at_most_five_project_modules(
         if len(stack) > len(deepest):
             deepest = stack
 
-    sys.setprofile(profile)
-    try:
-        response = client.post(
-            f"/games/{game.pk}/act/",
-            {"type": "end_turn", "expected_seq": game.seq, "confirmed": "1"},
-            HTTP_HX_REQUEST="true",
-        )
-    finally:
-        sys.setprofile(None)
+    response = traced_submit(client, game, profile)
     assert response.status_code == 200
     before = game.seq
     game.refresh_from_db()
@@ -121,15 +128,7 @@ def test_an_htmx_submit_enters_no_more_project_modules_than_the_map_states(
         if module is not None and module != "games/engine":
             entered.add(module)
 
-    sys.setprofile(profile)
-    try:
-        response = client.post(
-            f"/games/{game.pk}/act/",
-            {"type": "end_turn", "expected_seq": game.seq, "confirmed": "1"},
-            HTTP_HX_REQUEST="true",
-        )
-    finally:
-        sys.setprofile(None)
+    response = traced_submit(client, game, profile)
     assert response.status_code == 200
     assert "games/web/actions.py" in entered and "games/services/play.py" in entered
     assert len(entered) <= stated_bound(), "\n".join(sorted(entered))
