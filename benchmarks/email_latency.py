@@ -98,7 +98,7 @@ def _games(players: list[int], tag: str) -> list[tuple[int, dict[int, Any]]]:
 
 def _end_turn(game_id: int, seats: dict[int, Any]) -> float:
     """Submit the active player's ``end_turn``; returns the seconds ``action_submit`` took."""
-    from games import services
+    from games import engine, services
     from games.models import Game
 
     game = Game.objects.only("seq", "state").get(pk=game_id)
@@ -106,7 +106,7 @@ def _end_turn(game_id: int, seats: dict[int, Any]) -> float:
     active = int(game.state["active"])
     t0 = time.perf_counter()
     services.action_submit(
-        game_id=game_id, user=seats[active], payload={"type": "end_turn"}, expected_seq=game.seq
+        game_id=game_id, user=seats[active], action=engine.EndTurn(), expected_seq=game.seq
     )
     return time.perf_counter() - t0
 

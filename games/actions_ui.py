@@ -16,17 +16,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Any
 
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy
 
+from games import engine
 from games.engine import ActionType, PromptKind
 
 
 class FormShape(StrEnum):
     """How the posted fields of a decision form become the engine action's fields
-    (:func:`games.web.forms.action_payload` has one parser per shape)."""
+    (:func:`games.web.forms.decision_action` has one parser per shape)."""
 
     #: No field besides ``type``.
     PLAIN = "plain"
@@ -50,18 +50,18 @@ class FormShape(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class EmailLink:
-    """A signed one-click email link that takes an action with a fixed payload.
+    """A signed one-click email link that takes one fixed engine action.
 
     Attributes:
         name: the link's name inside its signed token (``"pass"``, ``"end_turn"``, ``"pass_support"``);
             tokens already sent carry it, so it never changes.
-        payload: the engine action payload the link posts (``{"type": ...}`` plus fixed fields).
+        action: the engine action the link takes (parsed here, once: the link's edge).
         prompt_kinds: the prompt kinds the link answers; an email about another kind has no such link.
         label: the button text (translated lazily).
     """
 
     name: str
-    payload: Mapping[str, Any]
+    action: engine.Action
     prompt_kinds: frozenset[PromptKind]
     label: Promise
 
@@ -103,7 +103,7 @@ ACTION_KINDS: Mapping[ActionType, ActionKind] = MappingProxyType(
                 closes_deadline=True,
                 link=EmailLink(
                     "end_turn",
-                    MappingProxyType({"type": ActionType.END_TURN}),
+                    engine.EndTurn(),
                     frozenset({PromptKind.TURN}),
                     gettext_lazy("End my turn"),
                 ),
@@ -121,7 +121,7 @@ ACTION_KINDS: Mapping[ActionType, ActionKind] = MappingProxyType(
                 closes_deadline=True,
                 link=EmailLink(
                     "pass_support",
-                    MappingProxyType({"type": ActionType.PASS_SUPPORT}),
+                    engine.PassSupport(),
                     frozenset({PromptKind.SUPPORT}),
                     gettext_lazy("Pass my support move"),
                 ),
@@ -138,7 +138,7 @@ ACTION_KINDS: Mapping[ActionType, ActionKind] = MappingProxyType(
                 closes_deadline=True,
                 link=EmailLink(
                     "pass",
-                    MappingProxyType({"type": ActionType.RESPOND, "fracture": []}),
+                    engine.Respond(),
                     frozenset({PromptKind.RESPONSE}),
                     gettext_lazy("Pass this response window"),
                 ),
@@ -182,10 +182,11 @@ def action_kind(action_type: object) -> ActionKind | None:
         return None
 
 
-def timeout_text(action: Mapping[str, Any]) -> str:
-    """The sentence ending that says what a timeout did, for an action payload (``{"type": ...}``) in the
-    active language: e.g. "your turn was ended."; :data:`DEFAULT_TIMEOUT_TEXT` for other or unknown types."""
-    kind = action_kind(action.get("type"))
+def timeout_text(action_type: object) -> str:
+    """The sentence ending that says what a timeout did, for an action type (an
+    :class:`~games.engine.ActionType` or a stored payload's ``"type"``) in the active language: e.g. "your
+    turn was ended."; :data:`DEFAULT_TIMEOUT_TEXT` for other or unknown types."""
+    kind = action_kind(action_type)
     text = kind.timeout_text if kind is not None and kind.timeout_text is not None else DEFAULT_TIMEOUT_TEXT
     return str(text)
 

@@ -14,11 +14,14 @@ forbid; 503 the database connection was lost (``Retry-After``; issue 28). Every 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict
 from datetime import datetime
 from typing import Annotated, Any, Literal, cast
 
 from annotated_types import Ge, Le
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.db import DatabaseError, InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
@@ -39,7 +42,7 @@ from games.messages import illegal_rule, service_message
 from games.models import ActionRecord, Game
 from games.rulebook import rule_anchor
 from games.selectors import LOG_LENGTH, game_get, game_view, my_games, seat_shown, visible_to
-from games.services import Illegal, NotFound, ServiceError, action_submit, action_undo, chat
+from games.services import Illegal, NotFound, ServiceError, action_submit, action_undo, chat, payload_action
 from games.services.chat_ids import message_pk, public_id
 from games.web.forms import json_loads_strict
 from mastery.unavailable import RETRY_AFTER_SECONDS, note_lost, unavailable_body
@@ -92,7 +95,7 @@ class SessionAuth(NinjaSessionAuth):
     clean 401 rather than a CSRF 403; a logged-in session without a valid CSRF token is still refused (403).
     """
 
-    def __call__(self, request: HttpRequest) -> Any | None:
+    def __call__(self, request: HttpRequest) -> AbstractBaseUser | AnonymousUser | None:
         """Return the session user, or ``None`` when nobody is logged in.
 
         Raises:
@@ -110,6 +113,10 @@ class StrictJsonParser(Parser):
 
     def parse_body(self, request: HttpRequest) -> dict[str, Any]:
         """The request body as JSON (ninja docs "Custom request parsers").
+
+        The return type is ninja's own (``Parser.parse_body`` returns ``DictStrAny``). The body is not
+        checked to be an object here, as ninja's parser does not check it: a body of another JSON type goes
+        on to the request's schema, which refuses it (400 ``invalid_request``), hence the ``cast``.
 
         Raises:
             ValueError: not strict JSON.
@@ -143,7 +150,7 @@ api = NinjaAPI(
 # --------------------------------------------------------------------------------------------------------
 
 
-def _whole_number(value: Any) -> Any:
+def _whole_number(value: object) -> object:
     """JSON has one number type, so ``5.0`` is the integer 5 (as JSON Schema's ``integer`` says); ``1.5``,
     ``true`` and ``"5"`` stay refused by ``StrictInt``."""
     if isinstance(value, float) and value.is_integer() and abs(value) <= MAX_INT:
@@ -156,7 +163,7 @@ class ErrorOut(Schema):
 
     error: str = Field(description="stable machine code, e.g. `stale_state`, `illegal_action`")
     message: str
-    params: dict[str, Any] = Field(
+    params: dict[str, object] = Field(
         description="details: `seq` (409 stale), `engine_code` and the rule's parameters (422), "
         "`field` (400 payload), `errors` (400 request validation)"
     )
@@ -178,7 +185,7 @@ class PromptOut(Schema):
     key: str = Field(description="stable prompt key; send it as `prompt_key` to answer out of turn")
     deadline: str = Field(description="deadline class: `turn` or `response`")
     deadline_at: datetime | None = Field(description="when the timeout action is applied (ISO 8601)")
-    detail: dict[str, Any] = Field(description="extra facts, e.g. window kind and targets")
+    detail: dict[str, object] = Field(description="extra facts, e.g. window kind and targets")
 
 
 class LogEntryOut(Schema):
@@ -190,7 +197,7 @@ class LogEntryOut(Schema):
         description="the acting seat (null for system actions and for another seat's answer to a sealed "
         "response window, which stays anonymous)"
     )
-    events: list[dict[str, Any]] = Field(description="engine events redacted for the caller")
+    events: list[dict[str, object]] = Field(description="engine events redacted for the caller")
     lines: list[str] = Field(description="the events in words")
 
 
@@ -206,7 +213,7 @@ class GameOut(Schema):
     )
     players: list[PlayerOut]
     seat: int | None = Field(description="the caller's seat, null for a spectator")
-    view: dict[str, Any] | None = Field(
+    view: dict[str, object] | None = Field(
         description="the engine's view for the caller's seat (spectator view without a seat); null before "
         "the start. Only the caller's own hand appears; other hands are counts."
     )
@@ -220,7 +227,7 @@ class LegalOut(Schema):
 
     seq: int
     seat: int | None
-    actions: list[dict[str, Any]] = Field(
+    actions: list[dict[str, object]] = Field(
         description="complete legal action payloads (empty for spectators and games not in progress)"
     )
 
@@ -234,7 +241,7 @@ class ActionIn(Schema):
         description="the game's `seq` you acted on; a different value is refused with 409 unless "
         "`prompt_key` names a decision still open for you"
     )
-    action: Annotated[dict[str, Any], WithJsonSchema(action_json_schema())] = Field(
+    action: Annotated[dict[str, object], WithJsonSchema(action_json_schema())] = Field(
         description=ACTION_TYPES_DOC,
         examples=[
             {"type": ActionType.END_TURN.value},
@@ -364,7 +371,7 @@ class AppliedOut(Schema):
         "window shows `window` (how it was answered would tell who holds Fracture)"
     )
     type: str = Field(description="the action type")
-    action: dict[str, Any] | None = Field(default=None, description="the payload (own records only)")
+    action: dict[str, object] | None = Field(default=None, description="the payload (own records only)")
 
 
 class SubmitOut(Schema):
@@ -402,7 +409,7 @@ GAME_ERRORS: dict[int, type[Schema]] = {**ERRORS, 404: ErrorOut}
 
 
 def _error(
-    request: HttpRequest, status: int, code: str, message: str, params: dict[str, Any] | None = None
+    request: HttpRequest, status: int, code: str, message: str, params: Mapping[str, object] | None = None
 ) -> HttpResponse:
     body = {"error": code, "message": message, "params": dict(params or {})}
     return api.create_response(request, body, status=status)
@@ -491,7 +498,7 @@ def database_unavailable(request: HttpRequest, exc: DatabaseError) -> HttpRespon
 # --------------------------------------------------------------------------------------------------------
 
 
-def _digits_only(value: Any) -> Any:
+def _digits_only(value: object) -> object:
     """Path ids are written in plain decimal digits: pydantic's lax mode would read ``" 1"``, ``"+1"`` or
     ``"1_0"`` as numbers, and ``/api/games/%201`` must not be game 1 (issue 12).
 
@@ -532,7 +539,7 @@ def _game(request: HttpRequest, game_id: int) -> Game:
     summary="A game as you see it",
     tags=["games"],
 )
-def game_detail(request: HttpRequest, game_id: GameId) -> dict[str, Any]:
+def game_detail(request: HttpRequest, game_id: GameId) -> dict[str, object]:
     """The game as the caller sees it: the engine's view for the caller's seat (spectator view without a
     seat), the caller's open prompts, whom the game waits for and the redacted log, newest first.
 
@@ -575,7 +582,7 @@ def game_detail(request: HttpRequest, game_id: GameId) -> dict[str, Any]:
     summary="Your legal actions",
     tags=["games"],
 )
-def game_legal(request: HttpRequest, game_id: GameId) -> dict[str, Any]:
+def game_legal(request: HttpRequest, game_id: GameId) -> dict[str, object]:
     """The caller's legal actions as complete payloads (empty for spectators and games not in progress).
 
     Raises:
@@ -584,7 +591,7 @@ def game_legal(request: HttpRequest, game_id: GameId) -> dict[str, Any]:
     game = _game(request, game_id)
     gv = game_view(game, _user(request), with_log=False)
     actions = gv.legal if game.status == Game.Status.ACTIVE else []
-    return {"seq": game.seq, "seat": gv.seat, "actions": actions}
+    return {"seq": game.seq, "seat": gv.seat, "actions": [a.to_dict() for a in actions]}
 
 
 @api.post(
@@ -595,7 +602,7 @@ def game_legal(request: HttpRequest, game_id: GameId) -> dict[str, Any]:
     tags=["games"],
     exclude_unset=True,
 )
-def action_post(request: HttpRequest, game_id: GameId, body: ActionIn) -> dict[str, Any]:
+def action_post(request: HttpRequest, game_id: GameId, body: ActionIn) -> dict[str, object]:
     """Apply one action for the caller's seat, then any bot moves it triggers.
 
     Raises:
@@ -606,16 +613,16 @@ def action_post(request: HttpRequest, game_id: GameId, body: ActionIn) -> dict[s
     result = action_submit(
         game_id=game_id,
         user=_user(request),
-        payload=body.action,
+        action=payload_action(body.action),
         expected_seq=body.expected_seq,
         prompt_key=body.prompt_key,
         source=ActionRecord.Source.API,
     )
     mine = result.records[0].seat if result.records else None
-    applied: list[dict[str, Any]] = []
+    applied: list[dict[str, object]] = []
     for record in result.records:
         kind = str(record.payload.get("type", ""))
-        entry: dict[str, Any] = {
+        entry: dict[str, object] = {
             "seq": record.seq,
             "seat": seat_shown(record.seat, [redact_event(ev, mine) for ev in record.events]),
             "source": _public_source(record, mine, kind),
@@ -634,7 +641,7 @@ def action_post(request: HttpRequest, game_id: GameId, body: ActionIn) -> dict[s
     summary="Undo your last steps",
     tags=["games"],
 )
-def undo_post(request: HttpRequest, game_id: GameId, body: UndoIn) -> dict[str, Any]:
+def undo_post(request: HttpRequest, game_id: GameId, body: UndoIn) -> dict[str, object]:
     """Take back the caller's own steps of the current turn, back to the last new information (a card
     drawn, a die rolled, a card revealed, a window opened, another player's answer; issue 16). The undone
     records are kept, marked undone, and left out of the log and exports.
@@ -650,7 +657,7 @@ def undo_post(request: HttpRequest, game_id: GameId, body: UndoIn) -> dict[str, 
     return {"seq": result.game.seq, "undone": [r.seq for r in result.undone]}
 
 
-def _line(line: ChatLine) -> dict[str, Any]:
+def _line(line: ChatLine) -> dict[str, object]:
     # the schema keeps its own fields only; the key never leaves the server (issue 28)
     return {**asdict(line), "id": public_id(line.id), "channel": line.key}
 
@@ -664,7 +671,7 @@ def _line(line: ChatLine) -> dict[str, Any]:
 )
 def chat_get(
     request: HttpRequest, game_id: GameId, channel: str = "table", before: ChatCursor | None = None
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The newest messages of one of the caller's chat channels (``table``, ``team``, ``p<seat>``), 50 at
     a time (``before``: the page before the message with that id), with the caller's channels and unread
     counts. Reading writes nothing: ``POST …/chat/read`` marks a channel read (issue 31 §4). Spectators
@@ -701,7 +708,7 @@ def chat_get(
     summary="Post a chat message",
     tags=["chat"],
 )
-def chat_post(request: HttpRequest, game_id: GameId, body: ChatIn) -> Status[dict[str, Any]]:
+def chat_post(request: HttpRequest, game_id: GameId, body: ChatIn) -> Status[dict[str, object]]:
     """Post plain text to one of the caller's channels.
 
     Raises:
@@ -732,7 +739,7 @@ def chat_post(request: HttpRequest, game_id: GameId, body: ChatIn) -> Status[dic
     summary="Mark a chat channel read",
     tags=["chat"],
 )
-def chat_read_mark(request: HttpRequest, game_id: GameId, body: ChatReadIn) -> dict[str, Any]:
+def chat_read_mark(request: HttpRequest, game_id: GameId, body: ChatReadIn) -> dict[str, object]:
     """Mark one of the caller's channels read up to message ``last`` (the unread counts of ``GET …/chat``
     then leave it out). Marks never go backwards.
 
@@ -769,7 +776,7 @@ def _public_source(record: ActionRecord, mine: int | None, kind: str) -> str:
     summary="Your games",
     tags=["me"],
 )
-def me_games(request: HttpRequest) -> dict[str, Any]:
+def me_games(request: HttpRequest) -> dict[str, object]:
     """The caller's games: those waiting for them (soonest deadline first), then others' turn, then open
     lobbies they sit in, then finished games."""
     user = _user(request)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Generic, TypeVar, overload
 
 from django.utils import translation
 from django.utils.functional import Promise
@@ -113,7 +113,7 @@ def _n(content: engine.Content, key: str, fallback: int = 1) -> int:
 def _ability_effect(ability: str, content: engine.Content) -> str | None:
     """What an artefact ability does (content.md §1), or ``None`` for an ability not described here."""
     n = _n
-    effects: dict[str, Any] = {
+    effects: dict[str, Callable[[], str]] = {
         "corruption": lambda: _("Destroy one face-up artefact of a player you choose (turn it face down)."),
         "fury": lambda: _("You may discard one card of your choice from your hand."),
         "insight": lambda: (
@@ -231,7 +231,7 @@ def _owner_effect(ability: str, content: engine.Content) -> str | None:
         )
         % {"n": n(content, "greed_draw", 6)}
     )
-    effects: dict[str, Any] = {
+    effects: dict[str, Callable[[], str]] = {
         "corruption": lambda: _(
             "Its owner destroys one face-up artefact of a player they choose (turns it face down)."
         ),
@@ -399,22 +399,37 @@ def card_text(card_id: str, content: engine.Content | None = None) -> str:
     return str(make()) if make is not None else ""
 
 
-#: Texts already written: (id of the content set, language, kind, component id) -> (content, value). The
-#: content set is kept in the value so its id is never reused while the entry lives.
-_WRITTEN: dict[tuple[int, str, str, str], tuple[engine.Content, Any]] = {}
+T = TypeVar("T")
 
 
-def _written(
-    content: engine.Content, kind: str, key: str, write: Callable[[str, engine.Content], Any]
-) -> Any:
-    """``write(key, content)`` for this content set, language and component, computed once per process
-    (the texts depend only on them)."""
-    memo_key = (id(content), language(), kind, key)
-    hit = _WRITTEN.get(memo_key)
-    if hit is None or hit[0] is not content:
-        hit = (content, write(key, content))
-        _WRITTEN[memo_key] = hit
-    return hit[1]
+class _Texts(Generic[T]):
+    """Texts of one kind (a component's name, its ability sentences…) written by ``write(key, content)``
+    once per process for each content set, language and component (the texts depend only on them)."""
+
+    def __init__(self, write: Callable[[str, engine.Content], T]) -> None:
+        self.write = write
+        #: (id of the content set, language, component id) -> (content, value). The content set is kept in
+        #: the value so its id is never reused while the entry lives.
+        self.memo: dict[tuple[int, str, str], tuple[engine.Content, T]] = {}
+
+    def __call__(self, content: engine.Content, key: str) -> T:
+        """The text of component ``key`` of ``content`` in the active language."""
+        memo_key = (id(content), language(), key)
+        hit = self.memo.get(memo_key)
+        if hit is None or hit[0] is not content:
+            hit = (content, self.write(key, content))
+            self.memo[memo_key] = hit
+        return hit[1]
+
+
+#: A territory type's name and ability sentences (joined).
+_TERRITORY_TEXTS = _Texts(lambda k, c: (territory_name(k, c), " ".join(territory_text(k, c))))
+#: An artefact's name.
+_ARTEFACT_NAMES = _Texts(artefact_name)
+#: What an artefact does and when (:func:`artefact_text`).
+_ARTEFACT_TEXTS = _Texts(artefact_text)
+#: A card's name and text.
+_CARD_TEXTS = _Texts(lambda k, c: (card_name(k, c), card_text(k, c)))
 
 
 def localized_view(view: engine.View, content: engine.Content | None) -> engine.View:
@@ -439,32 +454,33 @@ def localized_view(view: engine.View, content: engine.Content | None) -> engine.
     for tile in named["map"]:
         if tile["kind"] == "territory" and "tile" in tile:
             type_id = tile["tile"]
-            tile["name"], tile["text"] = _written(  # type: ignore[typeddict-unknown-key]
-                found,
-                "territory",
-                type_id,
-                lambda k, c: (territory_name(k, c), " ".join(territory_text(k, c))),
-            )
+            tile["name"], tile["text"] = _TERRITORY_TEXTS(found, type_id)  # type: ignore[typeddict-unknown-key]
     for player in named["players"]:
         for art in player["artefacts"]:
             art_id = art["id"]
-            art["name"] = _written(found, "artefact name", art_id, artefact_name)
-            art.update(_written(found, "artefact", art_id, artefact_text))
+            art["name"] = _ARTEFACT_NAMES(found, art_id)
+            # the page's copy carries the texts beyond engine.ArtefactView's keys ("text", "when", "does",
+            # "of_owner", "rule"), as the territories' "text" above: the view type has no key for them
+            art.update(_ARTEFACT_TEXTS(found, art_id))  # type: ignore[typeddict-item]
     return named
 
 
-def _named_copy(node: Any, content: engine.Content) -> Any:
+@overload
+def _named_copy(node: engine.View, content: engine.Content) -> engine.View: ...
+@overload
+def _named_copy(node: object, content: engine.Content) -> object: ...
+def _named_copy(node: object, content: engine.Content) -> object:
     """``node`` with every dict and list copied and every card dict (one with ``card`` and ``kind``) given
     its ``name`` and ``text``; scalars are shared (they are immutable)."""
     if isinstance(node, dict):
-        copied = {key: _named_copy(value, content) for key, value in node.items()}
-        if isinstance(copied.get("card"), str) and copied.get("kind") in ("conflict", "support", "resource"):
-            copied["name"], copied["text"] = _written(
-                content, "card", copied["card"], lambda k, c: (card_name(k, c), card_text(k, c))
-            )
+        copied: dict[object, object] = {key: _named_copy(value, content) for key, value in node.items()}
+        card = copied.get("card")
+        if isinstance(card, str) and copied.get("kind") in ("conflict", "support", "resource"):
+            copied["name"], copied["text"] = _CARD_TEXTS(content, card)
         return copied
     if isinstance(node, list):
-        return [_named_copy(item, content) for item in node]
+        items: list[object] = [_named_copy(item, content) for item in node]
+        return items
     return node
 
 
@@ -511,7 +527,7 @@ OPTION_RULES = {
 }
 
 
-def optional_rules_on(options: Mapping[str, Any]) -> list[tuple[str, str]]:
+def optional_rules_on(options: Mapping[str, object]) -> list[tuple[str, str]]:
     """The optional rules a table plays, in the rulebook's order (:data:`games.engine.OPTIONAL_RULES`, their
     one list): ``(name, what it changes)``, translated; Allegiance is named by its team size and Skirmish
     by its target (R105, R117). Empty: the basic rules.
@@ -524,7 +540,7 @@ def optional_rules_on(options: Mapping[str, Any]) -> list[tuple[str, str]]:
         value = options.get(key)
         if not value:
             continue
-        name: Any = OPTION_NAMES[key]
+        name: Promise | str = OPTION_NAMES[key]
         if key == "allegiance":
             name = _("Allegiance: teams of three") if value == "triples" else _("Allegiance: teams of two")
         elif key == "skirmish":

@@ -8,7 +8,6 @@ language by :mod:`games.components`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
@@ -54,7 +53,7 @@ def _why(reason: str) -> str:
     return _ability_name(reason) or reason.replace("_", " ")
 
 
-def describe(ev: dict[str, Any], names: dict[int, str], places: dict[str, str] | None = None) -> str:
+def describe(ev: engine.Event, names: dict[int, str], places: dict[str, str] | None = None) -> str:
     """Return a sentence for a (redacted) event, or ``""`` for bookkeeping events not worth a line.
 
     Args:
@@ -74,17 +73,17 @@ def describe(ev: dict[str, Any], names: dict[int, str], places: dict[str, str] |
     return describer(ev, names) if describer is not None else ""
 
 
-def _who(ev: dict[str, Any], names: dict[int, str], key: str = "seat") -> str:
+def _who(ev: engine.Event, names: dict[int, str], key: str = "seat") -> str:
     """The name of the seat in ``ev[key]`` (``"?"`` when it is not a seat number)."""
     seat = ev.get(key)
     return names.get(seat, "?") if isinstance(seat, int) else "?"
 
 
-def _turn_started(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _turn_started(ev: engine.Event, names: dict[int, str]) -> str:
     return _("Turn %(turn)s: %(who)s's turn.") % {"turn": ev["turn"], "who": _who(ev, names)}
 
 
-def _knights_gained(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _knights_gained(ev: engine.Event, names: dict[int, str]) -> str:
     if not ev["knights"] and not ev["lost"]:
         return ""
     text = ngettext(
@@ -99,8 +98,8 @@ def _knights_gained(ev: dict[str, Any], names: dict[int, str]) -> str:
     return text
 
 
-def _card_played(ev: dict[str, Any], names: dict[int, str]) -> str:
-    target = f" → {artefact_name(ev['target'])}" if ev.get("target") else ""
+def _card_played(ev: engine.Event, names: dict[int, str]) -> str:
+    target = f" → {artefact_name(str(ev['target']))}" if ev.get("target") else ""
     return _("%(who)s plays %(card)s%(target)s.") % {
         "who": _who(ev, names),
         "card": card_name_of(ev["name"]),
@@ -108,7 +107,7 @@ def _card_played(ev: dict[str, Any], names: dict[int, str]) -> str:
     }
 
 
-def _draw(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _draw(ev: engine.Event, names: dict[int, str]) -> str:
     if ev.get("cards"):
         return ngettext("You draw %(n)s card.", "You draw %(n)s cards.", ev["count"]) % {"n": ev["count"]}
     return ngettext("%(who)s draws %(n)s card.", "%(who)s draws %(n)s cards.", ev["count"]) % {
@@ -117,7 +116,7 @@ def _draw(ev: dict[str, Any], names: dict[int, str]) -> str:
     }
 
 
-def _discard(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _discard(ev: engine.Event, names: dict[int, str]) -> str:
     return _("%(who)s discards %(card)s (%(why)s).") % {
         "who": _who(ev, names),
         "card": card_name_of(ev["name"]),
@@ -125,29 +124,30 @@ def _discard(ev: dict[str, Any], names: dict[int, str]) -> str:
     }
 
 
-def _reshuffle(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _reshuffle(ev: engine.Event, names: dict[int, str]) -> str:
     return _("%(who)s shuffles their discard pile into a new deck.") % {"who": _who(ev, names)}
 
 
-def _artefact_destroyed(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _artefact_destroyed(ev: engine.Event, names: dict[int, str]) -> str:
     return _("%(art)s of %(owner)s is destroyed.") % {
         "art": artefact_name(ev["artefact"]),
         "owner": _who(ev, names, "owner"),
     }
 
 
-def _artefact_restored(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _artefact_restored(ev: engine.Event, names: dict[int, str]) -> str:
     return _("%(art)s of %(owner)s is restored.") % {
         "art": artefact_name(ev["artefact"]),
         "owner": _who(ev, names, "owner"),
     }
 
 
-def _named_move(move: dict[str, Any], places: dict[str, str]) -> dict[str, Any]:
+def _named_move(move: engine.MovePart, places: dict[str, str]) -> engine.MovePart:
     """A redistribution move with its places named (``"castle"`` stays, for "their castle")."""
     return {
-        **move,
-        **{end: place_name(places.get(str(move.get(end)), str(move.get(end)))) for end in ("from", "to")},
+        "from": place_name(places.get(str(move.get("from")), str(move.get("from")))),
+        "to": place_name(places.get(str(move.get("to")), str(move.get("to")))),
+        "knights": move.get("knights", 0),
     }
 
 
@@ -155,7 +155,7 @@ def _end(location: str) -> str:
     return _("their castle") if location == "castle" else location
 
 
-def _redistributed(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _redistributed(ev: engine.Event, names: dict[int, str]) -> str:
     """Issue 16: the log says what moved, with numbers: "Alice redistributes: 2 knights from their castle
     to Fort; 1 knight from Fort to Ruins." (R43)."""
     moves = [
@@ -172,7 +172,7 @@ def _redistributed(ev: dict[str, Any], names: dict[int, str]) -> str:
     return _("%(who)s redistributes: %(moves)s.") % {"who": _who(ev, names), "moves": "; ".join(moves)}
 
 
-def _advanced(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _advanced(ev: engine.Event, names: dict[int, str]) -> str:
     return ngettext(
         "%(who)s advances %(n)s knight into %(pos)s.",
         "%(who)s advances %(n)s knights into %(pos)s.",
@@ -180,7 +180,7 @@ def _advanced(ev: dict[str, Any], names: dict[int, str]) -> str:
     ) % {"who": _who(ev, names), "n": ev["knights"], "pos": ev["pos"]}
 
 
-def _conquered(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _conquered(ev: engine.Event, names: dict[int, str]) -> str:
     if str(ev["pos"]).startswith(_tile(ev["tile"])):  # named by the map: "Forest", "Forest (north-west)"
         return _("%(who)s conquers %(pos)s.") % {"who": _who(ev, names), "pos": ev["pos"]}
     return _("%(who)s conquers %(pos)s (%(tile)s).") % {
@@ -190,7 +190,7 @@ def _conquered(ev: dict[str, Any], names: dict[int, str]) -> str:
     }
 
 
-def _battle_started(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _battle_started(ev: engine.Event, names: dict[int, str]) -> str:
     return _("Battle for %(pos)s: %(a)s attacks %(d)s.") % {
         "pos": ev["pos"],
         "a": _who(ev, names, "attacker"),
@@ -198,35 +198,35 @@ def _battle_started(ev: dict[str, Any], names: dict[int, str]) -> str:
     }
 
 
-def _arena(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _arena(ev: engine.Event, names: dict[int, str]) -> str:
     return _("Arena rolls: %(a)s and %(d)s.") % {"a": ev["rolls"][0], "d": ev["rolls"][1]}
 
 
-def _window_opened(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _window_opened(ev: engine.Event, names: dict[int, str]) -> str:
     return _("Fracture window for %(targets)s.") % {
         "targets": ", ".join(artefact_name(t) for t in ev["targets"])
     }
 
 
-def _crown_announced(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _crown_announced(ev: engine.Event, names: dict[int, str]) -> str:
     return _("%(who)s uses the %(crown)s.") % {"who": _who(ev, names), "crown": artefact_name(ev["crown"])}
 
 
-def _crown_negated(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _crown_negated(ev: engine.Event, names: dict[int, str]) -> str:
     return _("The crown is fractured and has no effect.")
 
 
-def _artefact_applied(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _artefact_applied(ev: engine.Event, names: dict[int, str]) -> str:
     return _("%(art)s applies.") % {"art": artefact_name(ev["artefact"])}
 
 
-def _conflict_chosen(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _conflict_chosen(ev: engine.Event, names: dict[int, str]) -> str:
     if ev.get("card"):
         return _("You place your conflict card face down.")
     return _("%(who)s places a conflict card face down.") % {"who": _who(ev, names)}
 
 
-def _conflict_revealed(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _conflict_revealed(ev: engine.Event, names: dict[int, str]) -> str:
     return _("Conflict cards revealed: %(a)s against %(d)s (scores %(sa)s–%(sd)s).") % {
         "a": ev["values"][0],
         "d": ev["values"][1],
@@ -235,18 +235,18 @@ def _conflict_revealed(ev: dict[str, Any], names: dict[int, str]) -> str:
     }
 
 
-def _support_played(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _support_played(ev: engine.Event, names: dict[int, str]) -> str:
     return _("%(who)s plays support %(values)s.") % {
         "who": _who(ev, names),
         "values": " ".join(f"+{v}" for v in ev["values"]),
     }
 
 
-def _support_passed(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _support_passed(ev: engine.Event, names: dict[int, str]) -> str:
     return _("%(who)s passes.") % {"who": _who(ev, names)}
 
 
-def _battle_result(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _battle_result(ev: engine.Event, names: dict[int, str]) -> str:
     return _("%(who)s wins the battle by %(m)s (%(a)s–%(d)s).") % {
         "who": _who(ev, names, "winner"),
         "m": ev["margin"],
@@ -255,7 +255,7 @@ def _battle_result(ev: dict[str, Any], names: dict[int, str]) -> str:
     }
 
 
-def _knights_lost(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _knights_lost(ev: engine.Event, names: dict[int, str]) -> str:
     if not ev["knights"]:
         return ""
     return ngettext(
@@ -263,7 +263,7 @@ def _knights_lost(ev: dict[str, Any], names: dict[int, str]) -> str:
     ) % {"who": _who(ev, names), "n": ev["knights"], "why": _why(ev["reason"])}
 
 
-def _retreat(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _retreat(ev: engine.Event, names: dict[int, str]) -> str:
     if not ev["knights"]:
         return ""  # nobody left to retreat (issue 16: never "retreats 0 knights")
     return ngettext(
@@ -273,49 +273,49 @@ def _retreat(ev: dict[str, Any], names: dict[int, str]) -> str:
     ) % {"who": _who(ev, names), "n": ev["knights"]}
 
 
-def _mayhem(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _mayhem(ev: engine.Event, names: dict[int, str]) -> str:
     return ngettext(
         "Mayhem: %(who)s loses %(n)s knight.", "Mayhem: %(who)s loses %(n)s knights.", ev["lost"]
     ) % {"who": _who(ev, names), "n": ev["lost"]}
 
 
-def _mayhem_flip(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _mayhem_flip(ev: engine.Event, names: dict[int, str]) -> str:
     return _("Mayhem flips the result: %(who)s wins.") % {"who": _who(ev, names, "winner")}
 
 
-def _cut_throat(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _cut_throat(ev: engine.Event, names: dict[int, str]) -> str:
     return _("Cut-throat: %(who)s loses %(pos)s (no line of supply).") % {
         "who": _who(ev, names),
         "pos": ev["pos"],
     }
 
 
-def _game_over(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _game_over(ev: engine.Event, names: dict[int, str]) -> str:
     winners = [names.get(s, "?") for s in ev["winners"]]
     return ngettext("Game over. Winner: %(w)s.", "Game over. Winners: %(w)s.", len(winners)) % {
         "w": ", ".join(winners)
     }
 
 
-def _castle_conquered(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _castle_conquered(ev: engine.Event, names: dict[int, str]) -> str:
     return _("%(who)s conquers the castle of %(o)s!") % {
         "who": _who(ev, names),
         "o": _who(ev, names, "owner"),
     }
 
 
-def _first_player(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _first_player(ev: engine.Event, names: dict[int, str]) -> str:
     return _("%(who)s goes first.") % {"who": _who(ev, names)}
 
 
-def _card_returned(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _card_returned(ev: engine.Event, names: dict[int, str]) -> str:
     return _("%(who)s shuffles %(card)s back into their deck.") % {
         "who": _who(ev, names),
         "card": card_name_of(ev["name"]),
     }
 
 
-def _fear_choice(ev: dict[str, Any], names: dict[int, str]) -> str:
+def _fear_choice(ev: engine.Event, names: dict[int, str]) -> str:
     if not ev.get("used"):
         return ""
     return ngettext(
@@ -326,7 +326,7 @@ def _fear_choice(ev: dict[str, Any], names: dict[int, str]) -> str:
 
 
 #: Event type -> its sentence (a describer returns ``""`` when the event is not worth a line).
-_DESCRIBERS: dict[engine.EventType, Callable[[dict[str, Any], dict[int, str]], str]] = {
+_DESCRIBERS: dict[engine.EventType, Callable[[engine.Event, dict[int, str]], str]] = {
     engine.EventType.TURN_STARTED: _turn_started,
     engine.EventType.KNIGHTS_GAINED: _knights_gained,
     engine.EventType.CARD_PLAYED: _card_played,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import Any
+from typing import SupportsIndex, SupportsInt
 
 from django.utils import timezone
 from django.utils.functional import Promise
@@ -88,10 +88,22 @@ ENGINE_MESSAGES: dict[str, tuple[Promise, str]] = {
     "support_forbidden": (gettext_lazy("No support cards may be played in this battle."), "R71"),
     "bad_order": (gettext_lazy("Put back exactly the cards you looked at, each once."), "R41"),
     "bad_choice": (gettext_lazy("That choice is not allowed here."), "R30"),
+    # the reasons engine.blocked gives for a move that is not available at all (issue 31 §2)
+    "no_advance_target": (
+        gettext_lazy("No territory is within reach of your castle or your supplied territories."),
+        "R53",
+    ),
+    "no_territory": (gettext_lazy("You control no territory yet, so your knights can only advance."), "R43"),
+    "no_crown_target": (gettext_lazy("Your crown has no other face-up artefact to act on."), "R41"),
+    "no_fracture_target": (gettext_lazy("No other player has a face-up artefact to fracture."), "R36"),
+    "no_conflict_card": (
+        gettext_lazy("You have no conflict card in your hand: you count as having played a 0."),
+        "R68",
+    ),
 }
 
 
-def illegal_rule(params: Mapping[str, Any]) -> str:
+def illegal_rule(params: Mapping[str, object]) -> str:
     """The rule an illegal move's refusal cites: the engine's ``rule`` parameter, else the code's usual
     rule (``"R46"``); ``""`` for an unknown code without one."""
     entry = ENGINE_MESSAGES.get(str(params.get("engine_code") or ""))
@@ -104,7 +116,7 @@ WITHOUT_NUMBERS: dict[str, Promise] = {
 }
 
 
-def illegal_message(params: Mapping[str, Any], fallback: str = "") -> str:
+def illegal_message(params: Mapping[str, object], fallback: str = "") -> str:
     """Return the sentence for an illegal move, citing its rule.
 
     Args:
@@ -255,9 +267,23 @@ def barrier_text(barrier: str) -> tuple[Promise, str]:
     return BARRIER_TEXTS.get(barrier, (gettext_lazy("there is nothing to undo yet"), ""))
 
 
-def undo_refusal(params: dict[str, Any]) -> str:
+def _as_int(value: object) -> int:
+    """``int(value)`` for a parameter of a service error (a number, or its digits in a string); a value
+    ``int`` cannot read raises as ``int`` would.
+
+    Raises:
+        TypeError: not a number, a string or bytes. ValueError: a string that is not a number.
+    """
+    if isinstance(value, str | bytes | bytearray | SupportsInt | SupportsIndex):
+        return int(value)
+    raise TypeError(
+        f"int() argument must be a string, a bytes-like object or a number, not {type(value).__name__!r}"
+    )
+
+
+def undo_refusal(params: Mapping[str, object]) -> str:
     """The message of a refused undo (``services.UndoRefused``'s ``params``: ``barrier``, ``steps``)."""
-    steps = int(params.get("steps", 0))
+    steps = _as_int(params.get("steps", 0))
     if steps:
         return ngettext(
             "Only %(n)d step can be taken back now.", "Only %(n)d steps can be taken back now.", steps
@@ -269,10 +295,10 @@ def undo_refusal(params: dict[str, Any]) -> str:
     return f"{text} ({rule})" if rule else text
 
 
-def rate_limit_message(params: Mapping[str, Any]) -> str:
+def rate_limit_message(params: Mapping[str, object]) -> str:
     """The message of a refused chat post (``RateLimited``'s ``params``: ``wait``, the seconds until the
     next message may be sent): how long to wait, in words of the active language."""
-    wait = max(1, int(params.get("wait", 1)))
+    wait = max(1, _as_int(params.get("wait", 1)))
     if wait < 60:
         left = ngettext("%(n)d second", "%(n)d seconds", wait) % {"n": wait}
     else:
@@ -281,7 +307,7 @@ def rate_limit_message(params: Mapping[str, Any]) -> str:
     return _("You have sent too many chat messages. Try again in %(wait)s.") % {"wait": left}
 
 
-def service_message(exc: Any) -> str:
+def service_message(exc: object) -> str:
     """The translated sentence for a ``games.services.ServiceError`` shown on a page.
 
     Illegal moves are worded by :func:`illegal_message`; other errors by :data:`SERVICE_MESSAGES` or

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy
@@ -98,23 +97,23 @@ def link_rules(text: str) -> list[tuple[str, str]]:
 SETUP = tutorial.SETUP
 
 #: The moves before the battle: the defender takes the City with 5 knights, the attacker the Forest.
-OPENING: tuple[tuple[int, dict[str, Any]], ...] = (
-    (1, {"type": "advance", "to": "t2", "knights": 5}),
-    (1, {"type": "end_turn"}),
-    (0, {"type": "advance", "to": "t1", "knights": 6}),
-    (0, {"type": "end_turn"}),
-    (1, {"type": "end_turn"}),
+OPENING: tuple[tuple[int, engine.Action], ...] = (
+    (1, engine.Advance(to="t2", knights=5)),
+    (1, engine.EndTurn()),
+    (0, engine.Advance(to="t1", knights=6)),
+    (0, engine.EndTurn()),
+    (1, engine.EndTurn()),
 )
 
 
 @dataclass(frozen=True)
 class Step:
-    """One step of the worked example: the ``moves`` (seat, action payload) that make it, what the
+    """One step of the worked example: the ``moves`` (seat, engine action) that make it, what the
     rulebook calls it (``caption``) and the rules it shows."""
 
     caption: Promise
     rules: str
-    moves: tuple[tuple[int, dict[str, Any]], ...]
+    moves: tuple[tuple[int, engine.Action], ...]
 
 
 #: The battle of §18, one step per rulebook stage.
@@ -124,7 +123,7 @@ BATTLE: tuple[Step, ...] = (
             "Advance: 6 knights leave the attacker's castle for the City; battle steps 1 and 2 follow."
         ),
         "R57, R61–R63, R84",
-        ((0, {"type": "advance", "to": "t2", "knights": 6}),),
+        ((0, engine.Advance(to="t2", knights=6)),),
     ),
     Step(
         gettext_lazy(
@@ -133,16 +132,16 @@ BATTLE: tuple[Step, ...] = (
         ),
         "R36, R37, R64–R66",
         (
-            (0, {"type": "respond", "fracture": ["sceptre_defiance"]}),
-            (1, {"type": "respond", "fracture": []}),
+            (0, engine.Respond(fracture=("sceptre_defiance",))),
+            (1, engine.Respond()),
         ),
     ),
     Step(
         gettext_lazy("Step 4: both choose a conflict card face down; they are revealed together (5 and 3)."),
         "R67, R68",
         (
-            (0, {"type": "choose_conflict", "card": "s0c09"}),
-            (1, {"type": "choose_conflict", "card": "s1c05"}),
+            (0, engine.ChooseConflict(card="s0c09")),
+            (1, engine.ChooseConflict(card="s1c05")),
         ),
     ),
     Step(
@@ -151,14 +150,14 @@ BATTLE: tuple[Step, ...] = (
         ),
         "R69–R72",
         (
-            (1, {"type": "play_support", "cards": ["s1c12", "s1c15"]}),
-            (0, {"type": "play_support", "cards": ["s0c15"]}),
+            (1, engine.PlaySupport(cards=("s1c12", "s1c15"))),
+            (0, engine.PlaySupport(cards=("s0c15",))),
         ),
     ),
     Step(
         gettext_lazy("Step 6: everyone has passed; 14 beats 12, the attacker wins by 2."),
         "R73",
-        ((0, {"type": "pass_support"}),),
+        ((0, engine.PassSupport()),),
     ),
     Step(
         gettext_lazy(
@@ -166,17 +165,17 @@ BATTLE: tuple[Step, ...] = (
             "more, the last 2 retreat; the attacker conquers the City and gains 1 knight."
         ),
         "R74–R81",
-        ((0, {"type": "respond", "fracture": []}), (1, {"type": "respond", "fracture": []})),
+        ((0, engine.Respond()), (1, engine.Respond())),
     ),
 )
 
 
 def _play(
-    state: engine.GameState, moves: tuple[tuple[int, dict[str, Any]], ...]
-) -> tuple[engine.GameState, list[dict[str, Any]]]:
-    events: list[dict[str, Any]] = []
-    for seat, payload in moves:
-        transition = engine.apply(state, seat, engine.parse_action(payload))
+    state: engine.GameState, moves: tuple[tuple[int, engine.Action], ...]
+) -> tuple[engine.GameState, list[engine.Event]]:
+    events: list[engine.Event] = []
+    for seat, action in moves:
+        transition = engine.apply(state, seat, action)
         state = transition.state
         events.extend(transition.events)
     return state, events
@@ -195,7 +194,7 @@ def setup_state() -> engine.GameState:
     return engine.new_game(SETUP)
 
 
-def battle_frames() -> list[tuple[Step, engine.GameState, list[dict[str, Any]]]]:
+def battle_frames() -> list[tuple[Step, engine.GameState, list[engine.Event]]]:
     """The worked example, one entry per :data:`BATTLE` step: the step, the position after it and the
     events it produced (all public: the view and redaction decide what a page shows).
 

@@ -10,8 +10,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property, partial
-from typing import Any
+from typing import NotRequired, TypedDict
 
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
 from django.utils.translation import get_language, gettext_lazy
@@ -40,33 +42,57 @@ LOG_LENGTH = 40
 OWN_SOURCES = frozenset({ActionRecord.Source.WEB, ActionRecord.Source.EMAIL, ActionRecord.Source.API})
 
 
+#: Who looks at a game: a user, ``AnonymousUser`` (``request.user`` of a visitor) or ``None`` (nobody
+#: logged in, as some callers say it).
+Viewer = AbstractBaseUser | AnonymousUser | None
+
+
+class LogEntry(TypedDict):
+    """One record of a game's log as one viewer may see it (:attr:`GameView.log`): its ``seq``, when it was
+    made (``at``), the acting ``seat`` (:func:`seat_shown`: ``None`` for a system action or another seat's
+    sealed window answer), its ``events`` redacted for the viewer, its ``lines`` (the events in words) and
+    whether it is ``mine`` (the viewer's own move, made by them: :data:`OWN_SOURCES`)."""
+
+    seq: int
+    at: datetime
+    seat: int | None
+    events: list[engine.Event]
+    lines: list[str]
+    mine: bool
+
+
 @dataclass
 class GameView:
     """Everything a page or API response about one game may show to one viewer.
 
     ``view`` is the engine's per-viewer view (``None`` before the start); ``seat`` the viewer's seat
-    number or ``None`` (spectator); ``legal`` the viewer's legal actions as payloads; ``log`` the newest
-    records, newest first, each ``{seq, at, seat, events (redacted for the viewer), lines (in words)}``,
-    read by ``log_loader`` on first access (the game page's log panel is usually cached HTML, so most
-    page views never read it); ``mine`` marks the viewer's own moves (:data:`OWN_SOURCES`).
+    number or ``None`` (spectator); ``legal`` the viewer's legal engine actions (typed, issue 31 §1);
+    ``log`` the newest records, newest first, each ``{seq, at, seat, events (redacted for the viewer),
+    lines (in words)}``, read by ``log_loader`` on first access (the game page's log panel is usually
+    cached HTML, so most page views never read it); ``mine`` marks the viewer's own moves
+    (:data:`OWN_SOURCES`).
     """
 
     game: Game
     seats: list[Seat]
     seat: int | None
     view: engine.View | None
-    legal: list[dict[str, Any]] = field(default_factory=list)
-    my_prompts: list[dict[str, Any]] = field(default_factory=list)
+    legal: list[engine.Action] = field(default_factory=list)
+    #: the viewer's moves of this decision that are not available, with the engine's reasons
+    #: (:func:`games.engine.blocked`, worded by "Why can't I…?")
+    blocked: list[engine.IllegalAction] = field(default_factory=list)
+    #: the viewer's open prompts to decide, in the engine's JSON form (``engine.Prompt.to_dict``)
+    my_prompts: list[dict[str, object]] = field(default_factory=list)
     #: kinds of the viewer's own ``auto`` prompts, which the server answers for it (issue 29: "your only
     #: conflict card is placed for you")
     auto_kinds: list[str] = field(default_factory=list)
     waiting_for: list[str] = field(default_factory=list)
     deadlines: dict[int, datetime] = field(default_factory=dict)
-    log_loader: Callable[[], list[dict[str, Any]]] | None = field(default=None, repr=False)
+    log_loader: Callable[[], list[LogEntry]] | None = field(default=None, repr=False)
     takeback_loader: Callable[[], Takeback] | None = field(default=None, repr=False)
 
     @cached_property
-    def log(self) -> list[dict[str, Any]]:
+    def log(self) -> list[LogEntry]:
         """The log entries (see the class docstring); empty when the view was built without a log."""
         return [] if self.log_loader is None else self.log_loader()
 
@@ -89,7 +115,7 @@ def game_get(game_id: int) -> Game | None:
     return game_load(game_id)
 
 
-def visible_games(viewer: User | Any, *, via: str = "") -> Q:
+def visible_games(viewer: Viewer, *, via: str = "") -> Q:
     """The one home of who may look at which game (issue 12), as a filter: public games are open to everyone
     (spectators included), a private game only to its seated players, an imported record (issue 5: guest
     seats, an uploader's own title and names) only to whoever imported it.
@@ -110,22 +136,22 @@ def visible_games(viewer: User | Any, *, via: str = "") -> Q:
     return visible
 
 
-def visible_to(game: Game, user: User | Any, invite_token: str | None = None) -> bool:
+def visible_to(game: Game, user: Viewer, invite_token: str | None = None) -> bool:
     """Whether ``user`` may look at ``game``: :func:`visible_games` evaluated on a loaded game (its seats are
     prefetched, so no query), or the holder of a private table's invite token."""
     if game.imported:
-        return getattr(user, "is_authenticated", False) and game.created_by_id == user.pk
+        return user is not None and user.is_authenticated and game.created_by_id == user.pk
     return not game.private or seat_of(game, user) is not None or invite_token == game.invite_token
 
 
-def visible_seq(game_id: int, user: User | Any) -> int | None:
+def visible_seq(game_id: int, user: Viewer) -> int | None:
     """The ``seq`` of the game if ``user`` may look at it (:func:`visible_to` without an invite token), in
     one query; ``None`` both when there is no such game and when it is private and ``user`` has no seat in
     it, so a caller cannot tell the two apart (issue 12)."""
     return Game.objects.filter(visible_games(user), pk=game_id).values_list("seq", flat=True).first()
 
 
-def seat_of(game: Game, user: User | Any) -> int | None:
+def seat_of(game: Game, user: Viewer) -> int | None:
     """The seat number of ``user`` in ``game`` (``None`` for spectators and anonymous users)."""
     if user is None or not getattr(user, "is_authenticated", False):
         return None
@@ -135,7 +161,7 @@ def seat_of(game: Game, user: User | Any) -> int | None:
     return None
 
 
-def game_view(game: Game, user: User | Any, *, with_log: bool = True) -> GameView:
+def game_view(game: Game, user: Viewer, *, with_log: bool = True) -> GameView:
     """Build the viewer's :class:`GameView` (a bounded number of queries whatever the log length)."""
     seats = list(game.seats.all())
     seat = seat_of(game, user)
@@ -151,7 +177,8 @@ def game_view(game: Game, user: User | Any, *, with_log: bool = True) -> GameVie
         # (issue 14: no empty prompts)
         mine = [p for p in prompts if p.seat == seat]
         nothing_to_decide = bool(mine) and all(p.auto for p in mine)
-        result.legal = [] if nothing_to_decide else [a.to_dict() for a in engine.legal_actions(state, seat)]
+        result.legal = [] if nothing_to_decide else engine.legal_actions(state, seat)
+        result.blocked = [] if nothing_to_decide else engine.blocked(state, seat)
         result.my_prompts = [p.to_dict() for p in mine if not p.auto]
         result.auto_kinds = [p.kind for p in mine if p.auto]
         if state.active == seat and game.status == Game.Status.ACTIVE and not state.winners:
@@ -173,12 +200,12 @@ def _places(view: engine.View) -> dict[str, str]:
 
 def _log(
     game: Game, seat: int | None, names: dict[int, str], places: dict[str, str], upto: int | None = None
-) -> list[dict[str, Any]]:
+) -> list[LogEntry]:
     """The newest :data:`LOG_LENGTH` records (up to ``upto``, default all), redacted for ``seat`` and put in
     words. Cached per game, seq, seat and language: it only changes when the game moves on."""
     upto = game.seq if upto is None else upto
     key = f"log:{game.pk}:{upto}:{seat}:{get_language()}"
-    cached: list[dict[str, Any]] | None = cache.get(key)
+    cached: list[LogEntry] | None = cache.get(key)
     if cached is not None:
         return cached
     records = (
@@ -186,7 +213,7 @@ def _log(
         .order_by("-seq")
         .only("seq", "seat", "events", "created_at", "source", "payload")
     )
-    log = []
+    log: list[LogEntry] = []
     for record in records[:LOG_LENGTH]:
         events = [engine.redact_event(ev, seat) for ev in record.events]
         lines = [describe(ev, names, places) for ev in events]
@@ -208,7 +235,7 @@ def _log(
     return log
 
 
-def seat_shown(seat: int | None, events: list[dict[str, Any]]) -> int | None:
+def seat_shown(seat: int | None, events: list[engine.Event]) -> int | None:
     """The seat a record is shown with, from its ``events`` as :func:`games.engine.redact_event` gave them
     to the viewer: ``None`` for another seat's answer to a sealed window, which the engine keeps anonymous
     until the close, so the order of the answers tells nobody who held Fracture (issue 14, R37, R95). The
@@ -338,7 +365,7 @@ def replay_seqs(game: Game) -> list[int]:
     return list(game.actions.filter(undone_in__isnull=True).order_by("seq").values_list("seq", flat=True))
 
 
-def replay_view(game: Game, user: User | Any, step: int) -> GameView:
+def replay_view(game: Game, user: Viewer, step: int) -> GameView:
     """The :class:`GameView` of a finished game after the action ``seq == step`` (0: the setup), as a
     spectator saw it; a player of the game sees their own hand of that moment (the game is over, so
     nothing of theirs is secret from them any more). Nothing is offered to decide.
@@ -358,12 +385,47 @@ def replay_view(game: Game, user: User | Any, step: int) -> GameView:
     return result
 
 
-def game_record(game: Game) -> dict[str, Any]:
+class RecordAction(TypedDict):
+    """One action of a game record (``docs/game-record.md``): the acting ``seat`` (``None``: the active
+    seat), the ``action`` payload (JSON), its ``source`` and its move notation ``text`` in the reader's
+    language (informative; absent after a record that stops replaying)."""
+
+    seat: int | None
+    action: dict[str, object]
+    source: str
+    text: NotRequired[str]
+
+
+class RecordChat(TypedDict):
+    """One table chat message of a game record: the author's ``seat``, when it was posted (``at``, ISO
+    8601), the game's ``seq`` it came ``after`` and its ``text``."""
+
+    seat: int
+    at: str
+    after: int
+    text: str
+
+
+class GameRecord(TypedDict):
+    """A game record (``docs/game-record.md``): its ``format``, the game's ``title``, the ``players``' names
+    by seat, the ``winners``' seats, the ``setup``, the ``actions`` in order and, when every player agreed
+    (issue 19), the table ``chat``."""
+
+    format: str
+    title: str
+    players: list[str]
+    winners: list[int]
+    setup: dict[str, object]
+    actions: list[RecordAction]
+    chat: NotRequired[list[RecordChat]]
+
+
+def game_record(game: Game) -> GameRecord:
     """A started game as a game record (``docs/game-record.md``): setup, every action with its seat and
     source and its move notation in the reader's language (``text``, ``docs/notation.md``; informative,
     replay ignores it), plus the players' names and the result."""
     assert game.setup is not None
-    actions = [
+    actions: list[RecordAction] = [
         {"seat": seat, "action": payload, "source": source}
         for seat, payload, source in game.actions.filter(undone_in__isnull=True)
         .order_by("seq")
@@ -371,7 +433,7 @@ def game_record(game: Game) -> dict[str, Any]:
     ]
     lang = (get_language() or "en")[:2]
     _add_notation(game.setup, actions, lang if lang in engine.NOTATION_LANGS else "en")
-    record = {
+    record: GameRecord = {
         "format": engine.RECORD_FORMAT,
         "title": game.title,
         "players": [s.name for s in game.seats.all()],
@@ -392,7 +454,7 @@ def game_record(game: Game) -> dict[str, Any]:
     return record
 
 
-def _add_notation(setup: dict[str, Any], actions: list[dict[str, Any]], lang: str) -> None:
+def _add_notation(setup: dict[str, object], actions: list[RecordAction], lang: str) -> None:
     """Give each record entry its ``text`` (the move notation of its action in the position it met) by
     replaying the game; a record that stops replaying (never for a stored game) keeps the texts so far."""
     state = engine.new_game(setup)
@@ -465,7 +527,7 @@ class PlayerProfile:
         return None if total == 0 else self.decisions / total
 
 
-def player_profile(user: User, viewer: User | Any) -> PlayerProfile:
+def player_profile(user: User, viewer: Viewer) -> PlayerProfile:
     """Build :class:`PlayerProfile`. Private games appear, and count in the reliability, only to a viewer
     seated in them; guided first games (``Game.tutorial``, issue 15) count in neither the games played and
     won nor the decisions. Response window answers never count (:data:`PUBLIC_CLOSERS`)."""
@@ -501,7 +563,7 @@ def player_profile(user: User, viewer: User | Any) -> PlayerProfile:
 
 
 def archive(
-    *, viewer: User | Any, players: int | None = None, player: str = "", option: str = "", rated: bool = False
+    *, viewer: Viewer, players: int | None = None, player: str = "", option: str = "", rated: bool = False
 ) -> QuerySet[Game]:
     """Finished games, newest first, filtered by player count, part of a player's display name (or an
     imported seat's name; never an email address, issue 12), an optional rule, or rated only; private

@@ -7,6 +7,7 @@ Public API (architecture §2)::
     transition = apply(state, seat, action)       # -> Transition(state, events)
     pending(state) -> list[Prompt]                # who must decide now, with timeout actions
     legal_actions(state, seat) -> list[Action]
+    blocked(state, seat) -> list[IllegalAction]   # the moves of the decision not available now, and why
     view_for(state, viewer) -> View / redact_event(event, viewer)   # typed views: view_types
     replay(setup, actions) -> state
     to_dict(state) / from_dict(data) / state_hash(state)
@@ -15,9 +16,32 @@ Public API (architecture §2)::
     territory_name / artefact_name / card_name(content, id, lang)        # component names, 4 languages
 """
 
-from .actions import Action, card_id, parse_action
+from .actions import (
+    Action,
+    Advance,
+    CallToArms,
+    ChooseConflict,
+    DeclineAdvance,
+    DiscardChoice,
+    EndTurn,
+    FearChoice,
+    FinishRedistribution,
+    Fracture,
+    InsightOrder,
+    Move,
+    PassSupport,
+    PlaySupport,
+    ProsperityChoice,
+    Redistribute,
+    Respond,
+    TacticalAdvance,
+    UseCrown,
+    card_id,
+    parse_action,
+)
 from .content import Board, Content, load_board, load_content
 from .errors import ContentError, EngineError, ErrorCode, IllegalAction, InvalidActionPayload, InvalidSeat
+from .events import Event, MovePart, PrivateFields
 from .kinds import (
     TURN_KINDS,
     ActionType,
@@ -41,7 +65,7 @@ from .notation import (
     to_text,
     verb_of,
 )
-from .prompts import Prompt, legal_actions, pending
+from .prompts import Prompt, blocked, legal_actions, pending
 from .record import RECORD_FORMAT, RECORD_FORMAT_1, ReplayError, make_record, read_record, replay
 from .rules import (
     ADDED_OPTIONS,
@@ -99,47 +123,69 @@ __all__ = [
     "TURN_KINDS",
     "Action",
     "ActionType",
+    "Advance",
     "ArtefactType",
     "ArtefactView",
     "Barrier",
     "BattleSideView",
     "BattleView",
     "Board",
+    "CallToArms",
     "CardKind",
     "CardView",
     "ChoiceView",
+    "ChooseConflict",
     "ConflictView",
     "Content",
     "ContentError",
     "ContentView",
     "ControlView",
+    "DeclineAdvance",
+    "DiscardChoice",
     "DiscardedCardView",
+    "EndTurn",
     "EngineError",
     "ErrorCode",
+    "Event",
     "EventType",
+    "FearChoice",
+    "FinishRedistribution",
+    "Fracture",
     "GameState",
     "IllegalAction",
+    "InsightOrder",
     "InvalidActionPayload",
     "InvalidSeat",
+    "Move",
+    "MovePart",
     "NotationError",
+    "PassSupport",
     "Phase",
+    "PlaySupport",
     "PlayerView",
+    "PrivateFields",
     "Prompt",
     "PromptKind",
     "PromptView",
+    "ProsperityChoice",
     "PublicSummary",
+    "Redistribute",
     "ReplayError",
+    "Respond",
     "ScorePart",
     "Stage",
     "TableCardView",
+    "TacticalAdvance",
     "TileView",
     "Transition",
+    "UseCrown",
     "VictoryView",
     "View",
     "WindowView",
     "advance_targets",
     "apply",
     "artefact_name",
+    "blocked",
     "canonical_json",
     "card_id",
     "card_name",

@@ -41,6 +41,12 @@ class ErrorCode(StrEnum):
     SUPPORT_FORBIDDEN = "support_forbidden"
     BAD_ORDER = "bad_order"
     BAD_CHOICE = "bad_choice"
+    # Why a whole family of moves is unavailable now (:func:`games.engine.blocked`, issue 31 §2):
+    NO_ADVANCE_TARGET = "no_advance_target"  # R53: nothing within reach to advance into
+    NO_TERRITORY = "no_territory"  # R43: no territory controlled, so nothing to redistribute among
+    NO_CROWN_TARGET = "no_crown_target"  # R41, Q31: the crown has no face-up artefact to act on
+    NO_FRACTURE_TARGET = "no_fracture_target"  # R36: no other player has a face-up artefact
+    NO_CONFLICT_CARD = "no_conflict_card"  # R68: no conflict card in hand, the battle counts a 0
 
 
 class EngineError(Exception):

@@ -1,4 +1,6 @@
-"""Who must decide now (:func:`pending`) and what they may do (:func:`legal_actions`).
+"""Who must decide now (:func:`pending`), what they may do (:func:`legal_actions`) and what they may not
+(:func:`blocked`): all three read the one decision table :data:`DECISIONS`, keyed by the kind of decision
+the state waits for (:func:`~games.engine.rules.core.decide`, which also says who decides; issue 31 §2).
 
 Timeout policy (issue 2, documented in ``docs/game-record.md``): every prompt names the action applied if
 its deadline passes — response window: pass; conflict choice: the lowest-value conflict card held (an
@@ -13,7 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import actions as A
-from .kinds import Phase, PromptKind, Stage
+from .blocking import battle_blocked, turn_blocked
+from .errors import IllegalAction
+from .kinds import Phase, PromptKind
 from .rules.advance import advance_options
 from .rules.battle import (
     conflict_options,
@@ -23,8 +27,10 @@ from .rules.battle import (
     support_options,
 )
 from .rules.core import (
+    DecisionKind,
     check_seat,
     conflict_waiting,
+    decide,
     fracture_playable,
     in_turn,
     mask_seconds,
@@ -154,29 +160,32 @@ def _choice_prompts(state: GameState) -> list[Prompt]:
     return [Prompt(ch.seat, ch.kind, _deadline(state, ch.seat), timeout, key, {"source": ch.source}, auto)]
 
 
-def _battle_prompts(state: GameState) -> list[Prompt]:
-    """Conflict-card prompts of both sides (R68) or the current support turn's prompt (R70)."""
+def _conflict_prompts(state: GameState) -> list[Prompt]:
+    """Conflict-card prompts of both sides still to choose (R68)."""
     b = state.battle
     assert b is not None
-    if b.stage == Stage.CONFLICT:
-        return [
-            Prompt(
-                seat,
-                PromptKind.CONFLICT,
-                _deadline(state, seat),
-                conflict_timeout(state, seat),
-                f"{b.serial}:conflict:{seat}",
-                {},
-                single_conflict_card(state, seat),
-                _conflict_mask(state, b.serial, side) if single_conflict_card(state, seat) else 0,
-            )
-            for side, seat in conflict_waiting(state)
-        ]
-    if b.stage == Stage.SUPPORT:
-        seat = b.support_order[b.support_turn]
-        key = f"{b.serial}:support:{seat}:{b.support_passes}:{len(b.table)}"
-        return [Prompt(seat, PromptKind.SUPPORT, _deadline(state, seat), A.PassSupport(), key, {})]
-    return []
+    return [
+        Prompt(
+            seat,
+            PromptKind.CONFLICT,
+            _deadline(state, seat),
+            conflict_timeout(state, seat),
+            f"{b.serial}:conflict:{seat}",
+            {},
+            single_conflict_card(state, seat),
+            _conflict_mask(state, b.serial, side) if single_conflict_card(state, seat) else 0,
+        )
+        for side, seat in conflict_waiting(state)
+    ]
+
+
+def _support_prompts(state: GameState) -> list[Prompt]:
+    """The current support turn's prompt (R70)."""
+    b = state.battle
+    assert b is not None
+    seat = b.support_order[b.support_turn]
+    key = f"{b.serial}:support:{seat}:{b.support_passes}:{len(b.table)}"
+    return [Prompt(seat, PromptKind.SUPPORT, _deadline(state, seat), A.PassSupport(), key, {})]
 
 
 def _conflict_mask(state: GameState, serial: int, side: int) -> int:
@@ -190,22 +199,10 @@ def _conflict_mask(state: GameState, serial: int, side: int) -> int:
     return mask_seconds(state, serial, 1 + side) if high > low else int(low)
 
 
-def pending(state: GameState) -> list[Prompt]:
-    """Return every decision the game is waiting for (several at once for windows and conflict cards).
-
-    Returns:
-        Prompts sorted by seat; empty when the game is over (R103).
-    """
-    if state.winners:
-        return []
-    if state.window is not None:
-        return _window_prompts(state)
-    if state.choice is not None:
-        return _choice_prompts(state)
-    if state.battle is not None:
-        return _battle_prompts(state)
-    # One key per turn for every turn-level prompt, so a turn has one clock however many steps it takes
-    # (the timeout action follows the current step: decline the advance, finish Vitality, end the turn).
+def _turn_prompts(state: GameState) -> list[Prompt]:
+    """The active seat's prompt for its own turn (R27–R28, R41). One key per turn for every turn-level
+    prompt, so a turn has one clock however many steps it takes (the timeout action follows the current
+    step: decline the advance, finish Vitality, end the turn)."""
     seat = state.active
     key = f"t{state.turn}:turn:{seat}"
     if state.phase == Phase.MANOEUVRE:
@@ -240,6 +237,63 @@ def _turn_options(state: GameState, seat: int) -> list[A.Action]:
     return out
 
 
+def _choice_options(state: GameState, seat: int) -> list[A.Action]:
+    """Answers to the pending choice (R41, R67, R102)."""
+    ch = state.choice
+    assert ch is not None
+    return _CHOICE_OPTIONS.get(ch.kind, fear_options)(state, seat)
+
+
+def _nothing(state: GameState) -> list[Prompt]:
+    """No prompt: the game is over (R103) or a battle runs an automatic step."""
+    return []
+
+
+def _no_options(state: GameState, seat: int) -> list[A.Action]:
+    """No legal action: nobody decides."""
+    return []
+
+
+@dataclass(frozen=True, slots=True)
+class Decider:
+    """A row of the decision table :data:`DECISIONS`: how one kind of decision is put to its seats.
+
+    Attributes:
+        prompts: ``(state) -> list[Prompt]``, the prompts of the seats deciding (:func:`pending`).
+        options: ``(state, seat) -> list[Action]``, the legal actions of a deciding seat
+            (:func:`legal_actions`; only called for a seat of :func:`~games.engine.rules.core.decide`).
+        blocked: ``(state, seat) -> list[IllegalAction]``, the moves ``seat`` cannot make now, with the
+            refusal that says why (:func:`blocked`).
+    """
+
+    prompts: Callable[[GameState], list[Prompt]]
+    options: Callable[[GameState, int], list[A.Action]]
+    blocked: Callable[[GameState, int], list[IllegalAction]]
+
+
+#: The one decision table (issue 31 §2): for each kind of decision the state waits for
+#: (:func:`~games.engine.rules.core.decide`, the one home of who decides), how its prompts, legal actions
+#: and blocked moves are built. :func:`pending`, :func:`legal_actions` and :func:`blocked` dispatch
+#: through it; :func:`~games.engine.rules.core.deciding_seats` reads the same classification.
+DECISIONS: dict[DecisionKind, Decider] = {
+    DecisionKind.NONE: Decider(_nothing, _no_options, battle_blocked),
+    DecisionKind.RESPONSE: Decider(_window_prompts, respond_options, battle_blocked),  # R37
+    DecisionKind.CHOICE: Decider(_choice_prompts, _choice_options, battle_blocked),  # R41, R67, R102
+    DecisionKind.CONFLICT: Decider(_conflict_prompts, conflict_options, battle_blocked),  # R68
+    DecisionKind.SUPPORT: Decider(_support_prompts, support_options, battle_blocked),  # R69–R71
+    DecisionKind.TURN: Decider(_turn_prompts, _turn_options, turn_blocked),  # R27–R28, R41
+}
+
+
+def pending(state: GameState) -> list[Prompt]:
+    """Return every decision the game is waiting for (several at once for windows and conflict cards).
+
+    Returns:
+        Prompts sorted by seat; empty when the game is over (R103).
+    """
+    return DECISIONS[decide(state).kind].prompts(state)
+
+
 def legal_actions(state: GameState, seat: int) -> list[A.Action]:
     """Return a finite list of complete actions ``seat`` may take now, enough to reach every legal outcome.
 
@@ -254,20 +308,34 @@ def legal_actions(state: GameState, seat: int) -> list[A.Action]:
         InvalidSeat: ``seat`` is not a seat of this game.
     """
     check_seat(state, seat)
-    if state.winners:
+    decision = decide(state)
+    if seat not in decision.seats:
         return []
-    if state.window is not None:
-        return respond_options(state, seat)
-    ch = state.choice
-    if ch is not None:
-        return _CHOICE_OPTIONS.get(ch.kind, fear_options)(state, seat) if ch.seat == seat else []
-    b = state.battle
-    if b is not None:
-        if b.stage == Stage.CONFLICT:
-            return conflict_options(state, seat)
-        if b.stage == Stage.SUPPORT:
-            return support_options(state, seat)
-        return []
-    if seat != state.active:
-        return []
-    return _turn_options(state, seat)
+    return DECISIONS[decision.kind].options(state, seat)
+
+
+def blocked(state: GameState, seat: int) -> list[IllegalAction]:
+    """The moves ``seat`` cannot make in its current decision, each with the refusal that says why: the
+    error :func:`games.engine.apply` raises for such a move, from the same checks, or a ``NO_*`` code where
+    no attempt exists to check (:mod:`games.engine.blocking`). It reads only what ``seat``'s own view
+    shows (the map, artefacts, turn counters, its own hand), so it reveals nothing hidden (R95).
+
+    In the seat's own free window or manoeuvre (R27–R28): no advance (R28, R52–R53, R55, R16), no
+    redistribution (R28, R43, R45–R46), no crown use (R39, R41, R93, Q31), no Fracture while holding it
+    (R36), no resource card or end of turn during a manoeuvre (R28). In a battle the seat fights in: no
+    conflict card in hand (R68), no support in the Mountains (R71). Elsewhere: ``[]``.
+
+    Args:
+        state: the game state.
+        seat: the seat asking (0..n-1).
+
+    Returns:
+        ``[IllegalAction]``: ``code`` the reason, ``params`` its details (``rule``, e.g. ``"R53"``) and
+        ``action``, the :class:`~games.engine.kinds.ActionType` of the blocked family. A family is in
+        ``legal_actions(state, seat)`` exactly when it is not reported here.
+
+    Raises:
+        InvalidSeat: ``seat`` is not a seat of this game.
+    """
+    check_seat(state, seat)
+    return DECISIONS[decide(state).kind].blocked(state, seat)

@@ -8,10 +8,11 @@ choices of others and the RNG seed never appear. :func:`redact_event` does the s
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from . import actions as A
 from .errors import InvalidActionPayload
+from .events import Event
 from .kinds import PromptKind, Stage
 from .prompts import pending
 from .rules import (
@@ -66,7 +67,7 @@ def card_view(state: GameState, seat: int, card: int) -> CardView:
     }
 
 
-def redact_event(event: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
+def redact_event(event: Event, viewer: Viewer) -> Event:
     """Return ``event`` as ``viewer`` may see it: private fields merged only for their owner.
 
     Raises:
@@ -74,11 +75,11 @@ def redact_event(event: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
     """
     if not isinstance(event, dict):
         raise InvalidActionPayload(f"an event is an object, not {type(event).__name__}")
-    out = {k: v for k, v in event.items() if k != "private"}
+    shown: dict[str, Any] = {k: v for k, v in event.items() if k != "private"}
     private = event.get("private")
     if private and viewer is not None and str(viewer) in private:
-        out.update(private[str(viewer)])
-    return out
+        shown.update(private[str(viewer)])
+    return cast(Event, shown)
 
 
 def _battle_view(state: GameState, viewer: Viewer) -> BattleView | None:

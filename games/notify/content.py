@@ -299,7 +299,7 @@ def _timed_out(n: Notification, title: str) -> EmailContent:
     c = EmailContent(
         _("Deadline passed in “%(title)s”") % {"title": title},
         _("Your deadline in “%(title)s” passed, so the game went on without you: %(what)s")
-        % {"title": title, "what": timeout_text(n.data.get("action", {}))},
+        % {"title": title, "what": timeout_text(n.data.get("action", {}).get("type"))},
     )
     if n.data.get("absent"):
         c.details.append(

@@ -133,9 +133,10 @@ def link_act(token: str) -> tuple[Game, str]:
         if action == BACK:
             services.seat_return(game_id=n.game.pk, user=n.recipient)
         else:
-            payload = dict(EMAIL_LINKS[action].payload)
             assert n.seat is not None
-            services.prompt_answer(game_id=n.game.pk, seat=n.seat, key=n.prompt_key, payload=payload)
+            services.prompt_answer(
+                game_id=n.game.pk, seat=n.seat, key=n.prompt_key, action=EMAIL_LINKS[action].action
+            )
         n.link_used_at = timezone.now()
         n.save(update_fields=["link_used_at"])
         return n.game, action

@@ -5,6 +5,7 @@ why, or why nothing was applied. The position and the next decision are added by
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
@@ -153,11 +154,12 @@ def _dropped_text(reason: str, title: str) -> str:
     }
 
 
-def line_failure(error: dict[str, Any]) -> str:
+def line_failure(error: Mapping[str, object]) -> str:
     """``Line 3, “advance Swamp 2”, was not applied: <reason>. Nothing after it was applied.``, for the
     ``error`` of a batch of lines (:class:`games.services.lines.Batch`: ``{"line", "text", "message",
     "params"}``), in the active language; also shown by the orders page."""
-    params = dict(error.get("params") or {})
+    raw = error.get("params")
+    params: dict[str, object] = dict(raw) if isinstance(raw, dict) and raw else {}
     if error.get("message") == "no_such_number":
         reason = _("there is no move numbered so; the list has %(count)s") % {"count": params.get("count", 0)}
     else:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -68,7 +67,7 @@ def game_verify(*, game_id: int) -> tuple[bool, str]:
 IMPORT_MAX_ACTIONS = 20_000
 
 
-def game_import(*, user: User, record: Any) -> Game:
+def game_import(*, user: User, record: object) -> Game:
     """Store a finished game record (``docs/game-record.md``) as an imported, unrated game that can be
     replayed like any finished game. Seats take the record's ``players`` names (else "Player N").
 
@@ -77,17 +76,20 @@ def game_import(*, user: User, record: Any) -> Game:
         its index), too many actions, or a game that is not finished.
     """
     setup, state, actions = _import_start(record)
-    raw_names = record.get("players")
-    names: list[Any] = raw_names if isinstance(raw_names, list) else []
-    raw_title = record.get("title")
+    fields = record if isinstance(record, dict) else {}  # a dict: _import_start checked it
+    raw_names = fields.get("players")
+    names: list[object] = raw_names if isinstance(raw_names, list) else []
+    raw_title = fields.get("title")
     title = raw_title if isinstance(raw_title, str) else ""
+    options = setup["options"]
+    content = setup.get("content")
     with transaction.atomic():
         game = Game.objects.create(
             title=(single_line(title) or "Imported game")[:80],
             created_by=user,
             players=state.num_players,
-            options=dict(setup["options"]),
-            content=setup["content"][:20] if isinstance(setup.get("content"), str) else "custom",
+            options=dict(options) if isinstance(options, dict) else {},
+            content=content[:20] if isinstance(content, str) else "custom",
             time_control="relaxed",
             imported=True,
             status=Game.Status.ACTIVE,
@@ -106,7 +108,7 @@ def game_import(*, user: User, record: Any) -> Game:
     return game
 
 
-def _import_start(record: Any) -> tuple[dict[str, Any], engine.GameState, list[Any]]:
+def _import_start(record: object) -> tuple[dict[str, object], engine.GameState, list[object]]:
     """Check a record's shape and set its game up: ``(normalized setup, initial state, actions)``.
 
     Raises:
@@ -135,7 +137,7 @@ def _import_start(record: Any) -> tuple[dict[str, Any], engine.GameState, list[A
     return setup, state, actions
 
 
-def _import_replay(game: Game, state: engine.GameState, actions: list[Any]) -> Applied:
+def _import_replay(game: Game, state: engine.GameState, actions: list[object]) -> Applied:
     """Apply a record's ``actions`` from ``state``: the records and snapshots to store for ``game``.
 
     Raises:

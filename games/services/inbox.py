@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from email import policy
 from email.parser import BytesParser
 from functools import partial
-from typing import Any
 
 from allauth.account.models import EmailAddress
 from django.conf import settings
@@ -367,7 +367,7 @@ def _answer(
     mail: InboundMail,
     user: User,
     origin: Notification,
-    data: dict[str, Any],
+    data: Mapping[str, object],
     subject: str = "",
     *,
     content: bool,
@@ -395,9 +395,9 @@ def _answer(
     seat = origin.seat if user.pk == origin.recipient_id else None
     limit = _answer_limit(user, game_id, content, now)
     key = ""
-    data = {**data, "in_reply_to": mail.message_id, "subject": subject}
+    answer: dict[str, object] = {**data, "in_reply_to": mail.message_id, "subject": subject}
     if not content:
-        data["no_move"] = True
+        answer["no_move"] = True
     if seat is not None:
         rows = Prompt.objects.filter(game_id=game_id, seat=seat, auto_at__isnull=True)
         row = rows.order_by("opened_at", "pk").first()
@@ -409,7 +409,7 @@ def _answer(
         if not key:
             paused = _paused_turn(game_id, seat)
             if paused:
-                data[TURN_RETURN] = paused
+                answer[TURN_RETURN] = paused
     n = Notification.objects.create(
         recipient=user,
         game_id=game_id,
@@ -417,7 +417,7 @@ def _answer(
         kind=Notification.Kind.REPLY,
         prompt_key=key,
         dedupe_key=dedupe_key(user.pk, game_id, f"mail.{mail.pk}", Notification.Kind.REPLY),
-        data=data,
+        data=answer,
         created_at=now,
         send_after=now,
         status=Notification.Status.PENDING if limit is None else Notification.Status.SKIPPED,

@@ -9,8 +9,9 @@ through :func:`games.services.play.action_submit` like a move on the page, so th
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from django.db import transaction
 
@@ -26,6 +27,17 @@ from games.services.play import action_submit
 MAX_PAGE_LINES = 30
 
 
+class LineError(TypedDict):
+    """The line of a batch that failed (:attr:`Batch.error`; stored in the answer's ``error``): ``line``
+    (its number in the batch, from 1), ``text`` (the line as written), ``message`` (the service's English
+    message, or ``"no_such_number"``) and ``params`` (its JSON-safe parameters)."""
+
+    line: int
+    text: str
+    message: str
+    params: dict[str, object]
+
+
 @dataclass
 class Batch:
     """What applying a reply's lines did: ``applied`` (the lines applied, as notation), ``error`` (the
@@ -35,7 +47,7 @@ class Batch:
     ``unneeded`` (the lines after a move that ended the game: nothing is left to play them in)."""
 
     applied: list[str]
-    error: dict[str, Any] | None
+    error: LineError | None
     ignored: list[str]
     pending: list[str] = field(default_factory=list)
     unneeded: list[str] = field(default_factory=list)
@@ -90,7 +102,7 @@ def lines_apply(
             action_submit(
                 game_id=game_id,
                 user=user,
-                payload=action.to_dict(),
+                action=action,
                 expected_seq=game.seq,
                 source=source,
             )
@@ -102,7 +114,7 @@ def lines_apply(
     return Batch(applied, None, [])
 
 
-def _line_text(n: int, line: str, moves: list[str]) -> tuple[str, dict[str, Any] | None]:
+def _line_text(n: int, line: str, moves: list[str]) -> tuple[str, LineError | None]:
     """Line ``n`` as a move in the notation (a number read as the email's ``moves[n-1]``), or the error of a
     number the list does not have."""
     if not line.rstrip(".").isdigit():
@@ -141,11 +153,11 @@ def _queue(
     return Batch(applied, None, ignored, texts)
 
 
-def _error(n: int, line: str, message: str, params: dict[str, Any]) -> dict[str, Any]:
+def _error(n: int, line: str, message: str, params: dict[str, object]) -> LineError:
     return {"line": n, "text": line, "message": message, "params": params}
 
 
-def _json_params(params: dict[str, Any]) -> dict[str, Any]:
+def _json_params(params: Mapping[str, object]) -> dict[str, object]:
     """The JSON-safe part of a service error's parameters (stored in the result notification)."""
     return {k: v for k, v in params.items() if isinstance(v, str | int | float | bool | list | type(None))}
 

@@ -7,7 +7,7 @@ import contextlib
 import re
 import secrets
 from datetime import timedelta
-from typing import Any
+from typing import TypedDict
 
 from django.db import transaction
 from django.db.models import Q, Sum
@@ -47,7 +47,15 @@ def mask_for(time_control: str, response_seconds: int | None = None) -> list[int
     return list(MASKS["relaxed"])
 
 
-def window_defaults(time_control: str, response_seconds: int | None = None) -> dict[str, Any]:
+class WindowDefaults(TypedDict):
+    """The Fracture-window options of :func:`window_defaults`: ``fracture_windows`` (``"in_turn"`` or
+    ``"sealed"``) and ``fracture_mask`` (the masking delay of a server pass, ``[low, high]`` seconds)."""
+
+    fracture_windows: str
+    fracture_mask: list[int]
+
+
+def window_defaults(time_control: str, response_seconds: int | None = None) -> WindowDefaults:
     """The Fracture-window options a table gets unless its creator chose (issue 14, issue 29): live tables
     go round in turn as the rulebook does; daily, relaxed and custom tables answer sealed; the masking
     delay of a server "pass" follows the clock (:func:`mask_for`).
@@ -66,7 +74,7 @@ def game_create(
     user: User,
     title: str,
     players: int,
-    options: dict[str, Any] | None = None,
+    options: dict[str, object] | None = None,
     time_control: str = "daily",
     turn_seconds: int | None = None,
     response_seconds: int | None = None,
@@ -253,7 +261,7 @@ def invitation_address(*, game_id: int, user: User, who: str) -> tuple[Game, str
             address = who
             if NUL in address or not _EMAIL.fullmatch(address):
                 raise BadPayload("that is not an email address")
-            invited: dict[str, Any] = {"address": address}
+            invited: dict[str, str | int] = {"address": address}
         else:
             # a NUL is in no name, and the database refuses it even in a lookup
             users = User.objects.filter(display_name__iexact=who, is_active=True).exclude(pk=user.pk)

@@ -32,10 +32,10 @@ from __future__ import annotations
 import re
 import unicodedata
 import zoneinfo
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol, TypedDict
 
 from django.db import transaction
 from django.utils import translation
@@ -52,6 +52,7 @@ from games.services.resign import seat_resign
 from games.services.undo import action_undo
 
 if TYPE_CHECKING:
+    from games.services.lines import Batch, LineError
     from games.services.mail_reading import Reply
 
 #: Each command's words, by language (the first is the one ``help`` shows in that language). Phrases of two
@@ -172,6 +173,15 @@ def is_command(line: str) -> bool:
     return read_command(line) is not None
 
 
+class CommandError(TypedDict):
+    """A command the service refused (:attr:`Outcome.error`): the service error's English ``message``, its
+    stable ``code`` and its JSON-safe ``params``."""
+
+    message: str
+    code: str
+    params: dict[str, object]
+
+
 @dataclass
 class Outcome:
     """What one command did, as data (worded when the answer is sent, in the reader's language and from
@@ -179,10 +189,10 @@ class Outcome:
     what was asked), ``error`` (a refusal: ``{"message", "code", "params"}`` of the service's error, or
     ``None``) and ``flags`` (keys set on the answer: :data:`FULL_KEY`, :data:`RESIGN_ASKED`)."""
 
-    result: dict[str, Any] = field(default_factory=dict)
+    result: dict[str, object] = field(default_factory=dict)
     ok: bool = True
-    error: dict[str, Any] | None = None
-    flags: dict[str, Any] = field(default_factory=dict)
+    error: CommandError | None = None
+    flags: dict[str, bool] = field(default_factory=dict)
 
 
 @dataclass
@@ -209,7 +219,9 @@ def run_command(command: Command, ctx: Context) -> Outcome:
         with transaction.atomic():  # a savepoint: a refused command leaves nothing behind
             return handler(command, ctx)
     except ServiceError as exc:
-        params = {k: v for k, v in exc.params.items() if isinstance(v, str | int | float | bool | type(None))}
+        params: dict[str, object] = {
+            k: v for k, v in exc.params.items() if isinstance(v, str | int | float | bool | type(None))
+        }
         return Outcome(ok=False, error={"message": exc.message, "code": exc.code, "params": params})
 
 
@@ -332,7 +344,7 @@ def _back(command: Command, ctx: Context) -> Outcome:
     turns, take the seat back (the page's "I'm back", :func:`seat_return`): ``{"away_over": bool,
     "seat_back": bool}``."""
     user = User.objects.select_for_update().get(pk=ctx.user.pk)
-    result = {"away_over": False, "seat_back": False}
+    result: dict[str, object] = {"away_over": False, "seat_back": False}
     if user.away_from is not None or user.away_until is not None:
         user.away_from = user.away_until = None
         user.save(update_fields=["away_from", "away_until"])
@@ -393,6 +405,38 @@ _HANDLERS = {
 }
 
 
+class Answer(Protocol):
+    """The inbox's one answer to a mail (``games.services.inbox._answer``): queue the ``reply`` email of
+    ``mail`` to ``user`` about ``origin`` with ``data`` and ``subject``; ``content`` (the mail held something
+    to play) and ``now`` as there."""
+
+    def __call__(
+        self,
+        mail: InboundMail,
+        user: User,
+        origin: Notification,
+        data: Mapping[str, object],
+        subject: str = "",
+        *,
+        content: bool,
+        now: datetime,
+    ) -> Notification:
+        """Queue the answer; the ``reply`` row."""
+        ...
+
+
+class CommandEntry(TypedDict):
+    """One command of a reply as its answer keeps it (:data:`COMMANDS_KEY`): the ``line`` as written, the
+    ``command``'s name, whether it was ``ok``, its ``result`` facts and its ``error`` (a refusal or
+    ``None``)."""
+
+    line: str
+    command: str
+    ok: bool
+    result: dict[str, object]
+    error: CommandError | None
+
+
 @dataclass(frozen=True)
 class InboxHooks:
     """What the inbox lends the commands of a reply (:mod:`games.services.inbox` imports this module, so
@@ -406,8 +450,8 @@ class InboxHooks:
     """
 
     max_lines: int
-    apply_lines: Callable[[int, User, list[str], list[str]], Any]
-    answer: Callable[..., Any]
+    apply_lines: Callable[[int, User, list[str], list[str]], Batch]
+    answer: Answer
     subject: Callable[[Reply], str]
     still_open: Callable[[Notification], bool]
     played_since: Callable[[Notification], bool]
@@ -443,14 +487,14 @@ def mail_commands_run(
     moves = list(origin.data.get("moves", [])) if isinstance(origin.data, dict) else []
     applied: list[str] = []
     kept: list[str] = []  # lines kept as pending orders (issue 30)
-    outputs: list[dict[str, Any]] = []
-    flags: dict[str, Any] = {}
-    error: dict[str, Any] | None = None
+    outputs: list[CommandEntry] = []
+    flags: dict[str, bool] = {}
+    error: LineError | None = None
     ignored: list[str] = []
     done = 0
     run: list[tuple[int, str]] = []
 
-    def flush() -> dict[str, Any] | None:
+    def flush() -> LineError | None:
         """Apply the run of move lines gathered so far; the error that stopped it, if one did."""
         nonlocal done
         if not run:
@@ -494,7 +538,13 @@ def mail_commands_run(
         error = flush()
     mail.applied = done
     mail.status = InboundMail.Status.STOPPED if error else InboundMail.Status.APPLIED
-    data = {"applied": applied, "error": error, "ignored": ignored, "pending": kept, COMMANDS_KEY: outputs}
+    data: dict[str, object] = {
+        "applied": applied,
+        "error": error,
+        "ignored": ignored,
+        "pending": kept,
+        COMMANDS_KEY: outputs,
+    }
     data.update(flags)
     inbox.answer(mail, owner, origin, data, inbox.subject(reply), content=True, now=now)
 

@@ -12,10 +12,9 @@ import logging
 import threading
 import uuid
 import weakref
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from datetime import datetime, timedelta
 from functools import partial
-from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -94,7 +93,7 @@ def _row(
     seat: int,
     kind: str,
     ref: str,
-    data: dict[str, Any],
+    data: dict[str, object],
     now: datetime,
     prompt_key: str = "",
 ) -> Notification:
@@ -187,7 +186,7 @@ def queue_write(
     users = {s.number: s.user_id for s in seats if s.user_id is not None and not s.is_bot}
     rows: list[Notification] = []
 
-    def add(seat: int, kind: str, ref: str, data: dict[str, Any], prompt_key: str = "") -> None:
+    def add(seat: int, kind: str, ref: str, data: Mapping[str, object], prompt_key: str = "") -> None:
         user_id = users.get(seat)
         if user_id is None:
             return
@@ -334,7 +333,9 @@ def enqueue_send(game_id: int | None) -> None:
         log.warning("could not enqueue notifications of game %s; the outbox sweep will send them", game_id)
 
 
-def queue_account_mail(*, user_id: int | None, message: dict[str, Any], now: datetime) -> Notification | None:
+def queue_account_mail(
+    *, user_id: int | None, message: dict[str, object], now: datetime
+) -> Notification | None:
     """Queue one of allauth's account emails, already rendered (:mod:`games.notify.account_mail`), to be
     sent after commit, so that the request never waits for the mail server and every sign-up does the
     same work whether or not the address has an account (issue 28).
@@ -364,7 +365,7 @@ def queue_account_mail(*, user_id: int | None, message: dict[str, Any], now: dat
     return row
 
 
-def enqueue_account_send(message: dict[str, Any] | None) -> None:
+def enqueue_account_send(message: dict[str, object] | None) -> None:
     """Publish one ``account_mail_send`` task: it sends the due account rows, and ``message`` (an email
     without a row) if given. Called after commit; never raises (like :func:`enqueue_send`: rows left
     pending go with the outbox sweep; a lost ``message`` is logged)."""

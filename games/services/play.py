@@ -8,7 +8,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
-from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -211,11 +210,25 @@ def _standing_orders(game: Game, seats: list[Seat]) -> dict[int, list[tuple[bool
     return out
 
 
+def payload_action(payload: object) -> engine.Action:
+    """Parse an action's JSON payload (``docs/game-record.md``) into an engine action: the one parse of the
+    doors that receive JSON, the API's body and a decision form's fields (issue 31 §1; email lines parse
+    their own words with :func:`games.engine.parse_text`).
+
+    Raises:
+        BadPayload (400): not an action (``field`` names the first bad field).
+    """
+    try:
+        return engine.parse_action(payload)
+    except engine.InvalidActionPayload as exc:
+        raise BadPayload(exc.message, field=exc.field) from exc
+
+
 def action_submit(
     *,
     game_id: int,
     user: User | None,
-    payload: Any,
+    action: engine.Action,
     expected_seq: int | None,
     prompt_key: str | None = None,
     seat: int | None = None,
@@ -227,19 +240,16 @@ def action_submit(
         expected_seq: the ``seq`` the client saw; a different value is a :class:`StaleState` unless
             ``prompt_key`` names a prompt still open for this seat (out-of-turn answers, e.g. both conflict
             cards chosen at once).
-        payload: the action JSON (``docs/game-record.md``).
+        action: the engine action, parsed at the edge it came through (a form, the API's schema, an email
+            line or link): the service never sees a payload (issue 31 §1).
 
     Returns:
         The stored records: the action, then any bot actions it triggered.
 
     Raises:
-        NotFound (404), Forbidden (403: no seat here), StaleState / Conflict (409), BadPayload (400),
-        Illegal (422). Nothing is written when one is raised.
+        NotFound (404), Forbidden (403: no seat here), StaleState / Conflict (409), Illegal (422).
+        Nothing is written when one is raised.
     """
-    try:
-        action = engine.parse_action(payload)
-    except engine.InvalidActionPayload as exc:
-        raise BadPayload(exc.message, field=exc.field) from exc
     with transaction.atomic():
         game, seats = lock_with_seats(game_id)
         mine = next((s for s in seats if user is not None and s.user_id == user.pk), None)
@@ -303,14 +313,14 @@ def seat_return(*, game_id: int, user: User) -> Seat:
 
 
 def prompt_answer(
-    *, game_id: int, seat: int, key: str, payload: dict[str, Any], source: str = ActionRecord.Source.EMAIL
+    *, game_id: int, seat: int, key: str, action: engine.Action, source: str = ActionRecord.Source.EMAIL
 ) -> SubmitResult:
-    """Apply ``payload`` for ``seat`` if the prompt ``key`` is still open for that seat (an answer from a
+    """Apply ``action`` for ``seat`` if the prompt ``key`` is still open for that seat (an answer from a
     signed email link: it names its prompt instead of a ``seq``).
 
     Raises:
-        NotFound (404), Conflict (409: the game is over or the prompt is no longer open), BadPayload (400),
-        Illegal (422). Nothing is written when one is raised.
+        NotFound (404), Conflict (409: the game is over or the prompt is no longer open), Illegal (422).
+        Nothing is written when one is raised.
     """
     with transaction.atomic():
         game, _seats = lock_with_seats(game_id)
@@ -320,7 +330,7 @@ def prompt_answer(
         if not any(p.seat == seat and p.key == key for p in engine.pending(state)):
             raise Conflict("this decision has already been made", seq=game.seq)
         return action_submit(
-            game_id=game_id, user=None, payload=payload, expected_seq=game.seq, seat=seat, source=source
+            game_id=game_id, user=None, action=action, expected_seq=game.seq, seat=seat, source=source
         )
 
 

@@ -3,8 +3,7 @@ and resume, away periods pause clocks in games that allow vacations)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-from typing import Any
+from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.db.models import Q
@@ -57,7 +56,7 @@ def vacation_apply(*, user: User) -> int:
 def prompts_sync(
     game: Game,
     state: engine.GameState,
-    now: Any,
+    now: datetime,
     previous: engine.GameState | None,
     seats: list[Seat],
 ) -> list[engine.Prompt]:
@@ -118,7 +117,7 @@ def _interrupted_turn(
     return turn
 
 
-def _prompt_row(game: Game, p: engine.Prompt, seat: Seat | None, now: Any) -> Prompt:
+def _prompt_row(game: Game, p: engine.Prompt, seat: Seat | None, now: datetime) -> Prompt:
     """The (unsaved) row of a prompt opened ``now``; a turn prompt resumes its paused clock."""
     deadline = deadline_for(game, seat, p.deadline, now)
     if p.kind in engine.TURN_KINDS:

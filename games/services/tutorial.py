@@ -11,8 +11,6 @@ path as every game (``action_submit``, the bot, the sweep).
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -24,7 +22,7 @@ from games.models import TIME_CONTROLS, ActionRecord, Game, Seat
 from games.services.play import Applied, bots_run, move_store, record_for, snapshot_due
 
 #: The tutorial's map: castles at both ends, a lake, and the territories the guided turn needs.
-LAYOUT: dict[str, Any] = {
+LAYOUT: dict[str, object] = {
     "players": 2,
     "provenance": "guided first game",
     "positions": [
@@ -41,7 +39,7 @@ LAYOUT: dict[str, Any] = {
 
 #: The newcomer sits at seat 0 (red), the bot at seat 1 (blue). Windows go round in turn and nobody waits
 #: for a masked pass (``fracture_mask`` 0), so the bot never keeps the newcomer waiting.
-SETUP: dict[str, Any] = {
+SETUP: dict[str, object] = {
     "players": 2,
     "seed": 7,
     "layout": LAYOUT,
@@ -63,22 +61,22 @@ SETUP: dict[str, Any] = {
 #: Blue takes the City with 5 knights; red takes the Forest (4) and the Grasslands (1); on its last turn
 #: before the guided one blue plays its Fracture on red's Orb of Brutality (R36 (a)), so the orb lies face
 #: down through the guided turn and the restore step at its end turns it face up (R93, R94).
-OPENING: tuple[tuple[int, dict[str, Any]], ...] = (
-    (1, {"type": "advance", "to": "t2", "knights": 5}),
-    (1, {"type": "end_turn"}),
-    (0, {"type": "advance", "to": "t1", "knights": 4}),
-    (0, {"type": "end_turn"}),
-    (1, {"type": "end_turn"}),
-    (0, {"type": "advance", "to": "t5", "knights": 1}),
-    (0, {"type": "end_turn"}),
-    (1, {"type": "fracture", "target": "orb_brutality"}),
-    (1, {"type": "end_turn"}),
+OPENING: tuple[tuple[int, engine.Action], ...] = (
+    (1, engine.Advance(to="t2", knights=5)),
+    (1, engine.EndTurn()),
+    (0, engine.Advance(to="t1", knights=4)),
+    (0, engine.EndTurn()),
+    (1, engine.EndTurn()),
+    (0, engine.Advance(to="t5", knights=1)),
+    (0, engine.EndTurn()),
+    (1, engine.Fracture(target="orb_brutality")),
+    (1, engine.EndTurn()),
 )
 
 #: The newcomer's artefacts Blue fractures in the opening: face down through the guided turn, restored at
 #: its end (R93).
 FRACTURED_IN_OPENING: frozenset[str] = frozenset(
-    str(payload["target"]) for seat, payload in OPENING if payload["type"] == "fracture"
+    action.target for _seat, action in OPENING if isinstance(action, engine.Fracture)
 )
 
 #: The turn number of the newcomer's guided turn (the turn after the opening).
@@ -116,8 +114,7 @@ def tutorial_start(*, user: User) -> Game:
         ]
         records: list[ActionRecord] = []
         snapshots: list[tuple[int, engine.GameState]] = []
-        for seq, (seat, payload) in enumerate(OPENING, start=1):
-            action = engine.parse_action(payload)
+        for seq, (seat, action) in enumerate(OPENING, start=1):
             transition = engine.apply(state, seat, action)
             records.append(record_for(game, seq, seat, ActionRecord.Source.SERVER, action, state, transition))
             state = transition.state

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import Protocol, SupportsIndex, SupportsInt, runtime_checkable
 
 from django import template
 from django.urls import reverse
@@ -13,12 +14,13 @@ from django.utils.safestring import SafeString
 from games.components import DEFAULT_CONTENT, OPTION_NAMES, content_of
 from games.engine import ActionType, CardKind
 from games.rulebook import SECTIONS, link_rules
+from games.selectors import LogEntry
 
 register = template.Library()
 
 
 @register.simple_tag
-def content_numbers(spec: Any = DEFAULT_CONTENT) -> dict[str, Any]:
+def content_numbers(spec: object = DEFAULT_CONTENT) -> dict[str, object]:
     """``{% content_numbers page.view.content.id as nums %}``: the fixed numbers of content set ``spec``
     (``nums.dice_per_player`` = 10 dice, ``nums.default_capacity`` = 6 knights, …, content.md §1) plus
     ``deck_size`` (cards in each deck), so the page's sentences follow the content data (issue 15). An
@@ -29,9 +31,20 @@ def content_numbers(spec: Any = DEFAULT_CONTENT) -> dict[str, Any]:
     return {**content.numbers, "deck_size": len(content.cards)}
 
 
+@runtime_checkable
+class _Indexable(Protocol):
+    """Anything a template indexes: a dict, a list or another object with ``__getitem__``."""
+
+    def __getitem__(self, key: object, /) -> object:
+        """The item at ``key`` (``KeyError``, ``IndexError`` or ``TypeError`` when there is none)."""
+        ...
+
+
 @register.filter
-def get(mapping: Any, key: Any) -> Any:
+def get(mapping: object, key: object) -> object:
     """``{{ mapping|get:key }}``: a dict item or list index, ``None`` when missing."""
+    if not isinstance(mapping, _Indexable):  # indexing it would raise TypeError: nothing to get
+        return None
     try:
         return mapping[key]
     except (KeyError, IndexError, TypeError):
@@ -43,15 +56,32 @@ def get(mapping: Any, key: Any) -> Any:
         return None
 
 
+@runtime_checkable
+class _TalkMixer(Protocol):
+    """The page's chat panel as :func:`with_talk` uses it (``games.web.presenters.chat.ChatPanel``)."""
+
+    def mixed_log(self, log: list[LogEntry], /) -> list[object]:
+        """``log`` (newest first) with the table talk interleaved, or ``log`` itself."""
+        ...
+
+
 @register.filter
-def with_talk(log: Any, chat: Any) -> Any:
+def with_talk(log: list[LogEntry], chat: object) -> list[object] | list[LogEntry]:
     """``{{ page.log|with_talk:chat }}``: the game log with the table talk interleaved when the reader
-    asked for it (``ChatPanel.mixed_log``, issue 19), else the log itself."""
-    return log if not chat else chat.mixed_log(log)
+    asked for it (``ChatPanel.mixed_log``, issue 19), else the log itself.
+
+    Raises:
+        TypeError: a ``chat`` that is not the page's chat panel (nothing to interleave the log with).
+    """
+    if not chat:
+        return log
+    if not isinstance(chat, _TalkMixer):
+        raise TypeError(f"with_talk needs the page's chat panel, not {type(chat).__name__}")
+    return chat.mixed_log(log)
 
 
 @register.filter
-def card_value(card: dict[str, Any] | None) -> str:
+def card_value(card: Mapping[str, object] | None) -> str:
     """A card's value as printed: ``+2`` for support, ``d6`` for Ambush, ``4`` for conflict, ``""`` else."""
     if not card:
         return ""
@@ -64,8 +94,10 @@ def card_value(card: dict[str, Any] | None) -> str:
 
 
 @register.filter
-def signed(value: Any) -> str:
+def signed(value: object) -> str:
     """``3`` -> ``+3``, ``-1`` -> ``−1`` (combat score parts)."""
+    if not isinstance(value, str | bytes | bytearray | SupportsInt | SupportsIndex):
+        return str(value)  # not a number: ``int`` would raise TypeError
     try:
         number = int(value)
     except (TypeError, ValueError):
@@ -97,7 +129,7 @@ def option_name(key: str) -> str:
 
 
 @register.filter
-def rule_links(text: Any) -> SafeString:
+def rule_links(text: object) -> SafeString:
     """``{{ error|rule_links }}``: the text escaped, with each rule number it cites ("— R46") linked to its
     section of the rules reference (``/rules/#redistribution``, issue 15)."""
     url = reverse("games:rules")
@@ -112,7 +144,7 @@ def rule_links(text: Any) -> SafeString:
 
 
 @register.filter
-def json_attr(value: Any) -> str:
+def json_attr(value: object) -> str:
     """``data-x="{{ value|json_attr }}"``: ``value`` as compact JSON (autoescaping makes it safe there)."""
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
 

@@ -4,8 +4,6 @@ or show why it was refused.
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse, HttpResponseBase
@@ -13,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from games import services
+from games import engine, services
 from games.messages import illegal_message, service_message
 from games.models import Game
 from games.selectors import (
@@ -23,7 +21,7 @@ from games.selectors import (
 from games.web.common import HtmxHttpRequest, load_game, request_user
 from games.web.forms import (
     PayloadError,
-    action_payload,
+    decision_action,
 )
 from games.web.game_page import (
     DETAIL_TEMPLATE,
@@ -49,18 +47,20 @@ def act(request: HtmxHttpRequest, game_id: int) -> HttpResponseBase:
         messages.error(request, _("The game has not started yet."))
         return redirect("games:detail", game_id=game.pk)
     try:
-        payload, expected_seq, prompt_key = action_payload(request.POST)
+        action, expected_seq, prompt_key = decision_action(request.POST)
     except PayloadError as exc:
         return refused(request, game, 400, str(exc))
+    except services.BadPayload as exc:
+        return refused(request, game, 400, service_message(exc))
     if request.POST.get("confirmed") != "1":
-        asked = _ask_first(request, game, payload)
+        asked = _ask_first(request, game, action)
         if asked is not None:
             return asked
     try:
         services.action_submit(
             game_id=game.pk,
             user=request_user(request),
-            payload=payload,
+            action=action,
             expected_seq=expected_seq,
             prompt_key=prompt_key,
             source="web",
@@ -80,17 +80,17 @@ def act(request: HtmxHttpRequest, game_id: int) -> HttpResponseBase:
     return after_write(request, game)
 
 
-def _ask_first(request: HtmxHttpRequest, game: Game, payload: dict[str, Any]) -> HttpResponse | None:
+def _ask_first(request: HtmxHttpRequest, game: Game, action: engine.Action) -> HttpResponse | None:
     """The decision panel asking to confirm an act that cannot be taken back (issue 16), with a form that
     posts the same fields again plus ``confirmed=1``; ``None`` when the act needs no confirmation. Nothing
     is applied. Works without JavaScript (the whole page) and with htmx (the panel)."""
-    if not may_ask(payload):  # most submits: no second read of the position
+    if not may_ask(action):  # most submits: no second read of the position
         return None
     gv = game_view(game, request.user, with_log=False)
     if gv.view is None or gv.seat is None:
         return None
     context = page_context(request, gv)
-    question = confirmation(context["page"].view, payload)
+    question = confirmation(context["page"].view, action)
     if question is None:
         return None
     fields = [
@@ -99,7 +99,7 @@ def _ask_first(request: HtmxHttpRequest, game: Game, payload: dict[str, Any]) ->
         if name not in ("csrfmiddlewaretoken", "confirmed")
         for value in values
     ]
-    context["confirm"] = {**question, "fields": fields, "act": str(payload.get("type", ""))}
+    context["confirm"] = {**question, "fields": fields, "act": action.TYPE}
     if request.htmx:
         return render(request, f"{DETAIL_TEMPLATE}#decision", context)
     return render(request, DETAIL_TEMPLATE, context | chat_context(request, game))
@@ -110,7 +110,7 @@ def _ask_first(request: HtmxHttpRequest, game: Game, payload: dict[str, Any]) ->
 KEPT_FIELDS = ("card", "cards", "to", "knights", "from", "target", "corruption", "player")
 
 
-def _kept(request: HtmxHttpRequest, status: int) -> dict[str, Any]:
+def _kept(request: HtmxHttpRequest, status: int) -> dict[str, str | list[str]]:
     """What the refused form held, for the template to fill in again: ``{"type": action type, field:
     [values]}`` (empty for a stale position, 409, whose forms are new)."""
     if request.method != "POST" or status == 409:

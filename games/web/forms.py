@@ -4,12 +4,13 @@ payload (``docs/game-record.md``)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from decimal import Decimal
-from typing import Any
+from typing import NoReturn, TypedDict
 
 from django import forms
 from django.http import QueryDict
+from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, gettext_noop
 
@@ -19,6 +20,7 @@ from games.components import OPTION_TEXTS
 from games.messages import content_message
 from games.models import TIME_CONTROLS, StandingOrder
 from games.services.lobby import MASKS
+from games.services.play import payload_action
 
 #: The labels of :data:`games.models.TIME_CONTROLS`, marked here for ``makemessages`` (the model module
 #: keeps them as plain strings; ``tests/web/test_i18n.py`` checks that every label is in this list).
@@ -158,13 +160,13 @@ class GameCreateForm(forms.Form):
         label=gettext_lazy("Spectators may read the table chat during the game"), required=False
     )
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        """The form, with the masking delays of the clocks under the Fracture prompts (:func:`mask_sentence`,
-        in the reader's language)."""
-        super().__init__(*args, **kwargs)
+    def __init__(self, data: Mapping[str, object] | None = None) -> None:
+        """The form (bound to the posted ``data``, if any), with the masking delays of the clocks under the
+        Fracture prompts (:func:`mask_sentence`, in the reader's language)."""
+        super().__init__(data)
         self.fields["fracture_prompts"].help_text = mask_sentence()
 
-    def clean(self) -> dict[str, Any]:
+    def clean(self) -> dict[str, object]:
         """Check the custom hours and let the engine validate the rule combination (R105, Q28)."""
         data = super().clean() or {}
         if data.get("time_control") == "custom":
@@ -178,7 +180,7 @@ class GameCreateForm(forms.Form):
                 raise forms.ValidationError(content_message(str(exc))) from exc
         return data
 
-    def options(self) -> dict[str, Any]:
+    def options(self) -> dict[str, object]:
         """The engine options (``games.engine.OPTION_DEFAULTS``) chosen in the form."""
         data = self.cleaned_data
         return {
@@ -200,11 +202,11 @@ class GameCreateForm(forms.Form):
         return int(Decimal(data["turn_hours"]) * 3600), int(Decimal(data["response_hours"]) * 3600)
 
 
-def _refuse_constant(name: str) -> Any:
+def _refuse_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def json_loads_strict(raw: str | bytes) -> Any:
+def json_loads_strict(raw: str | bytes) -> object:
     """Parse JSON as RFC 8259 defines it: ``NaN``, ``Infinity`` and ``-Infinity`` (which Python's ``json``
     accepts) are refused, so no non-finite number reaches the engine (issue 12).
 
@@ -242,20 +244,20 @@ def _text(post: QueryDict, name: str) -> str:
     return (post.get(name) or "").strip()
 
 
-def _parse_plain(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
+def _parse_plain(post: QueryDict, fields: tuple[str, ...]) -> dict[str, object]:
     return {}
 
 
-def _parse_text(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
+def _parse_text(post: QueryDict, fields: tuple[str, ...]) -> dict[str, object]:
     return {name: _text(post, name) for name in fields}
 
 
-def _parse_list(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
+def _parse_list(post: QueryDict, fields: tuple[str, ...]) -> dict[str, object]:
     (name,) = fields
     return {name: [v.strip() for v in post.getlist(name) if v.strip()]}
 
 
-def _parse_bool(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
+def _parse_bool(post: QueryDict, fields: tuple[str, ...]) -> dict[str, object]:
     (name,) = fields
     raw = _text(post, name).lower()
     if raw not in _TRUE | _FALSE:
@@ -263,7 +265,7 @@ def _parse_bool(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
     return {name: raw in _TRUE}
 
 
-def _parse_move(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
+def _parse_move(post: QueryDict, fields: tuple[str, ...]) -> dict[str, object]:
     if not _text(post, "to"):
         raise PayloadError(_("Choose the territory to advance into."))
     if not _text(post, "knights"):
@@ -271,7 +273,7 @@ def _parse_move(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
     return {"to": _text(post, "to"), "knights": _int(post.get("knights"), "knights")}
 
 
-def _parse_moves(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
+def _parse_moves(post: QueryDict, fields: tuple[str, ...]) -> dict[str, object]:
     sources, dests, counts = post.getlist("from"), post.getlist("to"), post.getlist("knights")
     if not (len(sources) == len(dests) == len(counts)) or not sources:
         raise PayloadError(_("Each move needs a from, a to and a number of knights."))
@@ -287,7 +289,7 @@ def _parse_moves(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
     return {"moves": moves}
 
 
-def _parse_ranked(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
+def _parse_ranked(post: QueryDict, fields: tuple[str, ...]) -> dict[str, object]:
     ranked: list[str] = []
     for value in post.getlist("fracture"):
         if value.strip() and value.strip() not in ranked:
@@ -295,12 +297,12 @@ def _parse_ranked(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
     return {"fracture": ranked}
 
 
-def _parse_optional_text(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
+def _parse_optional_text(post: QueryDict, fields: tuple[str, ...]) -> dict[str, object]:
     return {"card": _text(post, "card") or None}
 
 
-def _parse_crown(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
-    payload: dict[str, Any] = {}
+def _parse_crown(post: QueryDict, fields: tuple[str, ...]) -> dict[str, object]:
+    payload: dict[str, object] = {}
     # a target list sent with nothing chosen (none is pre-selected, issue 29)
     if "corruption" in post and not _text(post, "corruption"):
         raise PayloadError(_("Choose the artefact to destroy."))
@@ -324,7 +326,7 @@ def _parse_crown(post: QueryDict, fields: tuple[str, ...]) -> dict[str, Any]:
 
 
 #: One parser per form shape: ``(posted form, the action's field names) -> action fields``.
-_PARSERS: dict[FormShape, Callable[[QueryDict, tuple[str, ...]], dict[str, Any]]] = {
+_PARSERS: dict[FormShape, Callable[[QueryDict, tuple[str, ...]], dict[str, object]]] = {
     FormShape.PLAIN: _parse_plain,
     FormShape.TEXT: _parse_text,
     FormShape.LIST: _parse_list,
@@ -337,8 +339,9 @@ _PARSERS: dict[FormShape, Callable[[QueryDict, tuple[str, ...]], dict[str, Any]]
 }
 
 
-def action_payload(post: QueryDict) -> tuple[dict[str, Any], int, str | None]:
-    """Build ``(payload, expected_seq, prompt_key)`` from a posted decision form.
+def decision_action(post: QueryDict) -> tuple[engine.Action, int, str | None]:
+    """Parse a posted decision form into ``(action, expected_seq, prompt_key)``: the form's edge, where the
+    fields become an engine action once (issue 31 §1; the services never see a payload).
 
     Fields: ``type`` and the fields of its :class:`games.actions_ui.ActionKind` (``shape`` says how they
     parse): ``to`` + ``knights`` (advance); ``target`` (fracture); ``card`` (conflict card, may-discard —
@@ -346,11 +349,13 @@ def action_payload(post: QueryDict) -> tuple[dict[str, Any], int, str | None]:
     ``corruption`` = ``"<player>:<artefact>"`` (crowns); ``order`` (Insight, repeated, top first);
     ``discard`` / ``use`` (true/false); ``fracture`` (respond, repeated in rank order, blanks ignored);
     ``from`` + ``to`` + ``knights`` repeated (redistribute); hidden ``expected_seq`` and ``prompt_key``
-    (at most 80 characters; ``None`` when empty). An unknown type gives ``{"type": type}`` alone.
+    (at most 80 characters; ``None`` when empty).
 
     Raises:
-        PayloadError: a missing type or ``expected_seq``, or a number/boolean that does not parse. Whether
-            the payload is a *valid action* is left to the engine (``BadPayload``/``Illegal``).
+        PayloadError: a missing type or ``expected_seq``, or a number/boolean that does not parse, or a
+            choice left empty. :class:`games.services.BadPayload`: the fields make no action (an unknown
+            type, a malformed id), as :func:`games.services.payload_action` says. Whether the action is
+            *legal* is left to the engine (``Illegal``).
     """
     kind = (post.get("type") or "").strip()
     if not kind:
@@ -362,19 +367,19 @@ def action_payload(post: QueryDict) -> tuple[dict[str, Any], int, str | None]:
         raise PayloadError(_("The form is missing the game position it was made for (expected_seq)."))
     expected_seq = _int(seq_raw, "expected_seq")
     prompt_key = (post.get("prompt_key") or "").strip()[:80] or None
-    payload: dict[str, Any] = {"type": kind}
+    payload: dict[str, object] = {"type": kind}
     action = action_kind(kind)
     if action is not None:
         payload.update(_PARSERS[action.shape](post, action.fields))
         unchosen = _UNCHOSEN.get(action.type)
         if unchosen is not None and not any(payload.get(name) for name in unchosen[0]):
             raise PayloadError(str(unchosen[1]))
-    return payload, expected_seq, prompt_key
+    return payload_action(payload), expected_seq, prompt_key
 
 
 #: A form sent with its one choice left empty (issue 29: nothing is pre-selected, so a person may press
 #: the button first): action type -> (the payload fields of which one must be filled, the sentence).
-_UNCHOSEN: dict[str, tuple[tuple[str, ...], Any]] = {
+_UNCHOSEN: dict[str, tuple[tuple[str, ...], Promise]] = {
     engine.ActionType.CHOOSE_CONFLICT: (("card",), gettext_lazy("Choose your conflict card first.")),
     engine.ActionType.PLAY_SUPPORT: (
         ("cards",),
@@ -394,8 +399,16 @@ class StandingOrderForm(forms.Form):
     rule = forms.ChoiceField(label=gettext_lazy("Order"), choices=StandingOrder.Rule.choices)
     artefact = forms.ChoiceField(label=gettext_lazy("Artefact"), required=False)
 
-    def __init__(self, *args: Any, games: list[tuple[int, str]], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(
+        self,
+        data: Mapping[str, object] | None = None,
+        *,
+        games: list[tuple[int, str]],
+        initial: dict[str, str] | None = None,
+    ) -> None:
+        """The form (bound to the posted ``data``, if any; ``initial``: its first values) offering
+        ``games`` (``(id, title)``)."""
+        super().__init__(data, initial=initial)
         game_field = self.fields["game"]
         assert isinstance(game_field, forms.ChoiceField)
         game_field.choices = [("", _("All my games")), *games]
@@ -406,7 +419,7 @@ class StandingOrderForm(forms.Form):
         assert isinstance(art_field, forms.ChoiceField)
         art_field.choices = [("", "—"), *sorted(artefacts, key=lambda x: x[1])]
 
-    def clean(self) -> dict[str, Any]:
+    def clean(self) -> dict[str, object]:
         """``pass_unless`` and ``fracture`` name an artefact; ``pass`` does not."""
         data = super().clean() or {}
         if data.get("rule") in ("pass_unless", "fracture") and not data.get("artefact"):
@@ -436,8 +449,16 @@ class PendingOrdersForm(forms.Form):
         ),
     )
 
-    def __init__(self, *args: Any, games: list[tuple[int, str]], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(
+        self,
+        data: Mapping[str, object] | None = None,
+        *,
+        games: list[tuple[int, str]],
+        initial: dict[str, str] | None = None,
+    ) -> None:
+        """The form (bound to the posted ``data``, if any; ``initial``: its first values) offering
+        ``games`` (``(id, title)``)."""
+        super().__init__(data, initial=initial)
         game_field = self.fields["game"]
         assert isinstance(game_field, forms.ChoiceField)
         game_field.choices = [("", "—"), *games]
@@ -445,6 +466,17 @@ class PendingOrdersForm(forms.Form):
 
 #: The optional rules the archive can filter by (R105–R120).
 ARCHIVE_OPTIONS = engine.OPTIONAL_RULES
+
+
+class ArchiveFilters(TypedDict):
+    """The archive's valid filters (:meth:`ArchiveFilterForm.filters`, the keywords of
+    :func:`games.selectors.archive`): ``players`` (2..6 or ``None``), ``player`` (part of a display name),
+    ``option`` (an optional rule or ``""``) and ``rated`` (rated games only)."""
+
+    players: int | None
+    player: str
+    option: str
+    rated: bool
 
 
 class ArchiveFilterForm(forms.Form):
@@ -463,7 +495,7 @@ class ArchiveFilterForm(forms.Form):
     option = forms.ChoiceField(choices=[("", ""), *((o, o) for o in ARCHIVE_OPTIONS)], required=False)
     rated = forms.BooleanField(required=False)
 
-    def filters(self) -> dict[str, Any]:
+    def filters(self) -> ArchiveFilters:
         """The valid filters for :func:`games.selectors.archive`: ``players`` (int 2..6 or ``None``),
         ``player`` (str, at most 40 characters), ``option`` (one of :data:`ARCHIVE_OPTIONS` or ``""``),
         ``rated`` (bool). Invalid values fall back to these defaults."""

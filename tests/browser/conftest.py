@@ -244,9 +244,9 @@ def play_out(game: Any, done: Callable[[Any], bool] | None = None, *, limit: int
             return game
         state = state_of(game)
         seat = engine.pending(state)[0].seat
-        action = bot_action(state, seat, 0, game.seq).to_dict()
+        action = bot_action(state, seat, 0, game.seq)
         result = services.action_submit(
-            game_id=game.pk, user=users[seat], payload=action, expected_seq=game.seq
+            game_id=game.pk, user=users[seat], action=action, expected_seq=game.seq
         )
         game = result.game
     raise AssertionError(f"neither done nor over within {limit} moves")

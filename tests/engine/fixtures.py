@@ -17,6 +17,7 @@ import pytest
 from games.engine import (
     TURN_KINDS,
     ErrorCode,
+    Event,
     GameState,
     IllegalAction,
     Transition,
@@ -86,7 +87,7 @@ class Driver:
 
     def __init__(self, state: GameState) -> None:
         self.state = state
-        self.events: list[dict[str, Any]] = []
+        self.events: list[Event] = []
 
     def do(self, seat: int, payload: dict[str, Any]) -> None:
         """Apply ``payload`` for ``seat`` and keep its events."""
@@ -122,7 +123,7 @@ class Driver:
         """The active player ends the turn."""
         self.do(self.state.active, {"type": "end_turn"})
 
-    def of(self, event_type: str) -> list[dict[str, Any]]:
+    def of(self, event_type: str) -> list[Event]:
         """The kept events of type ``event_type``, in order."""
         return [e for e in self.events if e["type"] == event_type]
 

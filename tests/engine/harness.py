@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from games.engine import (
+    Event,
     apply,
     card_id,
     current_options,
@@ -26,6 +27,8 @@ from games.engine.actions import Action
 from games.engine.bot import choose
 from games.engine.rng import Rng
 from games.engine.state import GameState
+
+from .event_shape import event_misfit
 
 #: Playouts longer than this many turns are cut and counted (documented in docs/rules-coverage.md).
 TURN_LIMIT = 300
@@ -73,8 +76,11 @@ def total_knights(state: GameState, seat: int) -> int:
     return total
 
 
-def check_invariants(before: GameState, after: GameState, events: list[dict[str, Any]]) -> None:
-    """Assert the per-action invariants of issue 2."""
+def check_invariants(before: GameState, after: GameState, events: list[Event]) -> None:
+    """Assert the per-action invariants of issue 2, and that every event has the declared
+    :class:`games.engine.Event` shape (issue 31 §1)."""
+    for ev in events:
+        assert event_misfit(ev) is None, event_misfit(ev)
     content = after.content
     n_cards = len(content.cards)
     for p in after.players:

@@ -12,6 +12,7 @@ from games.engine import (
     ActionType,
     ContentError,
     ErrorCode,
+    Event,
     IllegalAction,
     InvalidActionPayload,
     PromptKind,
@@ -169,7 +170,7 @@ def test_events_are_redacted_per_viewer() -> None:
 
     s = game(3, seed=8)
     rng = Rng(8)
-    draws: list[dict[str, Any]] = []
+    draws: list[Event] = []
     while not draws:
         seat = pending(s)[0].seat
         action = choose(s, seat, rng)
@@ -180,7 +181,7 @@ def test_events_are_redacted_per_viewer() -> None:
     for ev in draws:
         owner = ev["seat"]
         mine = redact_event(ev, owner)
-        assert len(mine["cards"]) == ev["count"] and "private" not in mine
+        assert isinstance(mine["cards"], list) and len(mine["cards"]) == ev["count"] and "private" not in mine
         for viewer in (None, *(v for v in range(3) if v != owner)):
             theirs = redact_event(ev, viewer)
             assert "cards" not in theirs and "private" not in theirs

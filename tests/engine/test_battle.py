@@ -417,7 +417,7 @@ def test_r66_q32_influence_on_empty_hand_has_no_effect_and_zero_conflict() -> No
     assert play.kinds() == ["conflict"] and pending(play.state)[0].seat == ATT
     play.conflict("audacious_charge", None)
     rev = play.of("conflict_revealed")[0]
-    assert rev["values"] == [4, 0] and rev["cards"][1] is None
+    assert rev["values"] == [4, 0] and isinstance(rev["cards"], list) and rev["cards"][1] is None
     assert rev["scores"] == [8, 3]
 
 
@@ -560,7 +560,9 @@ def test_r68_player_without_conflict_card_counts_zero() -> None:
     assert [p.seat for p in pending(play.state)] == [ATT]
     play.conflict("audacious_charge", None)
     rev = play.of("conflict_revealed")[0]
-    assert rev["values"] == [4, 0] and rev["cards"] == [rev["cards"][0], None]
+    assert (
+        rev["values"] == [4, 0] and isinstance(rev["cards"], list) and rev["cards"] == [rev["cards"][0], None]
+    )
 
 
 def test_r68_r3_ambush_value_is_one_d6_per_card() -> None:

@@ -16,6 +16,7 @@ import pytest
 from games.engine import (
     ChoiceView,
     ErrorCode,
+    EventType,
     GameState,
     IllegalAction,
     Transition,
@@ -139,7 +140,7 @@ def test_call_to_arms_adds_two_knights_then_is_discarded() -> None:
     assert cta not in t.state.players[0].hand
     assert discard_of(t.state, 0) == [(cta, s.turn)]
     types = [e["type"] for e in t.events]
-    assert types.index("card_played") < types.index("knights_gained")
+    assert types.index(EventType.CARD_PLAYED) < types.index(EventType.KNIGHTS_GAINED)
 
 
 def test_call_to_arms_only_in_own_free_window() -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 from games.engine import (
     RECORD_FORMAT,
+    Event,
     GameState,
     advance_targets,
     apply,
@@ -31,8 +32,6 @@ from games.engine import (
 )
 
 RECORD_PATH = Path(__file__).resolve().parent / "scenarios" / "battle-example.json"
-
-Event = dict[str, Any]
 
 
 @dataclass(frozen=True)

@@ -104,7 +104,7 @@ def test_an_action_emails_exactly_the_right_people(stack: EmailStack) -> None:
     assert by_id(received) == expected and len(received) == 4
 
     result = services.action_submit(
-        game_id=game.pk, user=seats[first], payload={"type": "end_turn"}, expected_seq=game.seq
+        game_id=game.pk, user=seats[first], action=engine.EndTurn(), expected_seq=game.seq
     )
     following = state_of(result.game).active
     assert following != first

@@ -157,9 +157,7 @@ def play_human_move(game: Game, users: dict[int, User] | None = None, *, seat: i
             return Game.objects.get(pk=game.pk)
         seat = next(p.seat for p in engine.pending(state) if p.seat in users)
     action = human_move(state, seat, game)
-    result = services.action_submit(
-        game_id=game.pk, user=users[seat], payload=action.to_dict(), expected_seq=game.seq
-    )
+    result = services.action_submit(game_id=game.pk, user=users[seat], action=action, expected_seq=game.seq)
     return result.game
 
 

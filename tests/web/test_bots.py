@@ -142,7 +142,7 @@ def test_a_hard_bot_thinks_after_the_write_commits_and_plays_what_it_would_have_
     if state.active == human:  # the person ends their turn: the bot is next
         with capture() as callbacks:  # type: ignore[operator]
             result = services.action_submit(
-                game_id=game.pk, user=creator, payload={"type": "end_turn"}, expected_seq=game.seq
+                game_id=game.pk, user=creator, action=engine.EndTurn(), expected_seq=game.seq
             )
         assert [r.seat for r in result.records] == [human]  # the bot did not think inside the request
         game = Game.objects.get(pk=game.pk)
@@ -173,7 +173,7 @@ def test_a_hard_bot_whose_task_was_lost_is_played_by_the_deadline_sweep() -> Non
     bot = game.seats.get(is_bot=True).number
     if engine.from_dict(game.state).active != bot:
         game = services.action_submit(
-            game_id=game.pk, user=creator, payload={"type": "end_turn"}, expected_seq=game.seq
+            game_id=game.pk, user=creator, action=engine.EndTurn(), expected_seq=game.seq
         ).game
     assert services.bots_waiting() == []  # just asked: its task has a minute
     with time_machine.travel(timezone.now() + timedelta(minutes=2)):

@@ -84,11 +84,11 @@ def test_one_submit_per_seq_wins(same_action: bool) -> None:
         seat = engine.pending(state)[0].seat
         legal = engine.legal_actions(state, seat)
         if same_action:
-            payloads = [human_move(state, seat, game).to_dict()] * THREADS
+            actions = [human_move(state, seat, game)] * THREADS
         else:
-            payloads = [legal[i % len(legal)].to_dict() for i in range(THREADS)]
+            actions = [legal[i % len(legal)] for i in range(THREADS)]
         seq = game.seq
-        calls = [submit(game_id=game.pk, user=users[seat], payload=p, expected_seq=seq) for p in payloads]
+        calls = [submit(game_id=game.pk, user=users[seat], action=a, expected_seq=seq) for a in actions]
 
         ok, stale, other = split(run_at_once(calls))
 
@@ -100,7 +100,7 @@ def test_one_submit_per_seq_wins(same_action: bool) -> None:
         game.refresh_from_db()
         assert game.seq == seq + 1
         stored = ActionRecord.objects.get(game=game, seq=seq + 1)
-        assert stored.payload in payloads and stored.seat == seat
+        assert stored.payload in [a.to_dict() for a in actions] and stored.seat == seat
         assert_log_intact(game)
 
 
@@ -114,9 +114,9 @@ def test_out_of_turn_answers_at_once() -> None:
     seq = game.seq
     calls: list[Callable[[], Any]] = []
     for prompt in engine.pending(state):
-        payload = engine.legal_actions(state, prompt.seat)[0].to_dict()
+        action = engine.legal_actions(state, prompt.seat)[0]
         call = submit(
-            game_id=game.pk, user=users[prompt.seat], payload=payload, expected_seq=seq, prompt_key=prompt.key
+            game_id=game.pk, user=users[prompt.seat], action=action, expected_seq=seq, prompt_key=prompt.key
         )
         calls += [call] * (THREADS // 2)
 
@@ -141,9 +141,9 @@ def test_different_games_at_once_all_succeed() -> None:
             users = seat_users(game)
             state = state_of(game)
             seat = engine.pending(state)[0].seat
-            payload = human_move(state, seat, game).to_dict()
+            action = human_move(state, seat, game)
             before[game.pk] = game.seq
-            calls.append(submit(game_id=game.pk, user=users[seat], payload=payload, expected_seq=game.seq))
+            calls.append(submit(game_id=game.pk, user=users[seat], action=action, expected_seq=game.seq))
 
         ok, stale, other = split(run_at_once(calls))
 

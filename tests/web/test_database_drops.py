@@ -112,7 +112,7 @@ def mover(game: Game) -> User:
 
 def end_turn_form(game: Game, user: User) -> dict[str, str]:
     """The decision panel's "end turn" form as posted (confirmed, as the confirmation step sends it)."""
-    key = game_view(game, user, with_log=False).my_prompts[0]["key"]
+    key = str(game_view(game, user, with_log=False).my_prompts[0]["key"])
     return {"type": "end_turn", "expected_seq": str(game.seq), "prompt_key": key, "confirmed": "1"}
 
 

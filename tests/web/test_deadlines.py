@@ -100,7 +100,7 @@ def test_three_missed_turns_make_a_seat_absent_until_im_back(clock: time_machine
         assert Seat.objects.get(game=game, number=sleeper).missed_deadlines == missed
         game.refresh_from_db()
         result = services.action_submit(
-            game_id=game.pk, user=users[waker], payload={"type": "end_turn"}, expected_seq=game.seq
+            game_id=game.pk, user=users[waker], action=engine.EndTurn(), expected_seq=game.seq
         )
         game = result.game
         if missed < 3:
@@ -114,7 +114,7 @@ def test_three_missed_turns_make_a_seat_absent_until_im_back(clock: time_machine
     while state_of(game).active != waker:  # finish whatever the bot left open for the sleeper
         game = play_until(game, lambda g: state_of(g).active == waker, limit=200)
     result = services.action_submit(
-        game_id=game.pk, user=users[waker], payload={"type": "end_turn"}, expected_seq=game.seq
+        game_id=game.pk, user=users[waker], action=engine.EndTurn(), expected_seq=game.seq
     )
     assert [r.seat for r in result.records] == [waker]  # the sleeper's turn now waits for them again
     assert state_of(result.game).active == sleeper
@@ -131,11 +131,11 @@ def test_acting_yourself_resets_the_missed_deadlines(clock: time_machine.Travell
     assert services.deadlines_sweep() == 1
     game.refresh_from_db()
     game = services.action_submit(
-        game_id=game.pk, user=users[1 - sleeper], payload={"type": "end_turn"}, expected_seq=game.seq
+        game_id=game.pk, user=users[1 - sleeper], action=engine.EndTurn(), expected_seq=game.seq
     ).game
     assert Seat.objects.get(game=game, number=sleeper).missed_deadlines == 1
     services.action_submit(
-        game_id=game.pk, user=users[sleeper], payload={"type": "end_turn"}, expected_seq=game.seq
+        game_id=game.pk, user=users[sleeper], action=engine.EndTurn(), expected_seq=game.seq
     )
     assert Seat.objects.get(game=game, number=sleeper).missed_deadlines == 0
 
@@ -216,7 +216,9 @@ def test_a_crown_look_and_a_battle_pause_the_turn_clock(clock: time_machine.Trav
     def interrupt(payload: dict[str, object]) -> tuple[Game, timedelta]:
         clock.shift(timedelta(minutes=7))
         before = left()
-        after = services.action_submit(game_id=game.pk, user=users[0], payload=payload, expected_seq=game.seq)
+        after = services.action_submit(
+            game_id=game.pk, user=users[0], action=engine.parse_action(payload), expected_seq=game.seq
+        )
         assert not Prompt.objects.filter(game=game, key=key).exists(), "the turn was not interrupted"
         return after.game, before
 
@@ -227,7 +229,7 @@ def test_a_crown_look_and_a_battle_pause_the_turn_clock(clock: time_machine.Trav
             clock.shift(timedelta(minutes=40))
             p = engine.pending(state_of(g))[0]
             g = services.action_submit(
-                game_id=g.pk, user=users[p.seat], payload=p.timeout_action.to_dict(), expected_seq=g.seq
+                game_id=g.pk, user=users[p.seat], action=p.timeout_action, expected_seq=g.seq
             ).game
             answered += 1
             assert answered < 50

@@ -463,9 +463,7 @@ def test_a_stranger_answered_about_a_private_game_reads_none_of_its_log(
     state = state_of(game)
     move = next(a for a in engine.legal_actions(state, seat) if isinstance(a, A.Redistribute))
     writes(
-        lambda: services.action_submit(
-            game_id=game.pk, user=users[seat], payload=move.to_dict(), expected_seq=game.seq
-        )
+        lambda: services.action_submit(game_id=game.pk, user=users[seat], action=move, expected_seq=game.seq)
     )  # something for the log to say
     stranger = create_user()
     sent.clear()
@@ -501,9 +499,7 @@ def test_a_reply_after_a_move_made_and_taken_back_on_the_site_is_refused_too(
     state = state_of(game)
     move = next(a for a in engine.legal_actions(state, seat) if isinstance(a, A.Redistribute))
     moved = writes(
-        lambda: services.action_submit(
-            game_id=game.pk, user=user, payload=move.to_dict(), expected_seq=game.seq
-        )
+        lambda: services.action_submit(game_id=game.pk, user=user, action=move, expected_seq=game.seq)
     )
     writes(lambda: services.action_undo(game_id=game.pk, user=user, expected_seq=moved.game.seq))
     assert engine.state_hash(state_of(Game.objects.get(pk=game.pk))) == engine.state_hash(state)

@@ -64,7 +64,7 @@ def test_a_legal_action_applies_through_the_services() -> None:
     game = game_from_state(state)
     users = seat_users(game)
     action = engine.legal_actions(state, 1)[0]
-    result = services.action_submit(game_id=game.pk, user=users[1], payload=action.to_dict(), expected_seq=0)
+    result = services.action_submit(game_id=game.pk, user=users[1], action=action, expected_seq=0)
     assert [(r.seq, r.seat, r.payload) for r in result.records] == [(1, 1, action.to_dict())]
     after = engine.apply(state, 1, action).state
     game.refresh_from_db()

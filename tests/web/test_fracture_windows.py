@@ -38,7 +38,9 @@ def _before_the_window(options: dict[str, Any], hands: dict[int, list[str]]) -> 
 
 def _submit(game: Game, seat: int, payload: dict[str, Any]) -> Game:
     user = seat_users(game)[seat]
-    return services.action_submit(game_id=game.pk, user=user, payload=payload, expected_seq=game.seq).game
+    return services.action_submit(
+        game_id=game.pk, user=user, action=engine.parse_action(payload), expected_seq=game.seq
+    ).game
 
 
 def test_a_seat_without_fracture_is_never_asked_and_the_server_passes_after_the_mask() -> None:

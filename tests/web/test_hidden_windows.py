@@ -103,9 +103,7 @@ def test_a_players_public_reliability_does_not_tell_that_they_answered_a_sealed_
     fracture = state.content.effect_index["fracture"]
     assert fracture in state.players[1].hand and fracture not in state.players[2].hand
     before = {seat: player_profile(users[seat], users[0]).decisions for seat in (1, 2)}
-    services.action_submit(
-        game_id=game.pk, user=users[1], payload={"type": "respond", "fracture": []}, expected_seq=game.seq
-    )
+    services.action_submit(game_id=game.pk, user=users[1], action=engine.Respond(), expected_seq=game.seq)
     assert pass_masked(game) == 1  # the server passes for seat 2 after the mask
     game.refresh_from_db()
     assert state_of(game).window is None  # closed: both passed, no Fracture was shown
@@ -151,7 +149,7 @@ def test_an_email_reply_cannot_probe_the_cards_of_a_rivals_insight_look(
     users = seat_users(game)
     writes(
         lambda: services.action_submit(
-            game_id=game.pk, user=users[0], payload={"type": "use_crown"}, expected_seq=game.seq
+            game_id=game.pk, user=users[0], action=engine.UseCrown(), expected_seq=game.seq
         )
     )
     game.refresh_from_db()

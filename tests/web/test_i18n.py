@@ -258,10 +258,10 @@ def test_time_control_labels_are_marked_for_translation() -> None:
         assert translation.gettext(TIME_CONTROLS["daily"][0]).startswith("Codzienne")
 
 
-def _bot_game_events(options: dict[str, Any], seed: int, players: int = 4) -> list[dict[str, Any]]:
+def _bot_game_events(options: dict[str, Any], seed: int, players: int = 4) -> list[engine.Event]:
     state = engine.new_game({"players": players, "seed": seed, "options": options})
     rng = Rng(seed)
-    events: list[dict[str, Any]] = []
+    events: list[engine.Event] = []
     for _ in range(4000):
         seat = next_decision(state)
         if seat is None:
@@ -296,12 +296,19 @@ def test_every_game_log_sentence_is_translated() -> None:
                 assert describe(ev, names) != english, (lang, ev)
     assert lines > 100
     with translation.override("ko"):
-        text = describe({"type": "artefact_applied", "artefact": "orb_brutality"}, names)
+        text = describe(
+            {"type": engine.EventType.ARTEFACT_APPLIED, "turn": 1, "artefact": "orb_brutality"}, names
+        )
         assert text.startswith("야만성의 오브")
-        text = describe({"type": "conquered", "seat": 0, "pos": "t1", "tile": "mountains"}, names)
+        text = describe(
+            {"type": engine.EventType.CONQUERED, "turn": 1, "seat": 0, "pos": "t1", "tile": "mountains"},
+            names,
+        )
         assert "산지" in text
     with translation.override("sv"):
-        text = describe({"type": "artefact_applied", "artefact": "orb_brutality"}, names)
+        text = describe(
+            {"type": engine.EventType.ARTEFACT_APPLIED, "turn": 1, "artefact": "orb_brutality"}, names
+        )
         assert text == "Brutalitetens äpple tillämpas."  # issue 15: artefact names in the reader's language
 
 

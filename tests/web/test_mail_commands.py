@@ -178,9 +178,7 @@ def test_history_n_gives_the_last_n_lines_of_the_log_as_the_seat_reads_it(
     state = state_of(game)
     move = next(a for a in engine.legal_actions(state, seat) if isinstance(a, A.Redistribute))
     writes(
-        lambda: services.action_submit(
-            game_id=game.pk, user=users[seat], payload=move.to_dict(), expected_seq=game.seq
-        )
+        lambda: services.action_submit(game_id=game.pk, user=users[seat], action=move, expected_seq=game.seq)
     )
     sent.clear()
     row = deliver(writes, reply_to(msg, TYPED["history"][lang]))  # "history 3": a command, not stale
@@ -228,9 +226,7 @@ def test_undo_takes_back_the_seats_own_step_through_the_pages_undo(
     state = state_of(game)
     move = next(a for a in engine.legal_actions(state, seat) if isinstance(a, A.Redistribute))
     writes(
-        lambda: services.action_submit(
-            game_id=game.pk, user=users[seat], payload=move.to_dict(), expected_seq=game.seq
-        )
+        lambda: services.action_submit(game_id=game.pk, user=users[seat], action=move, expected_seq=game.seq)
     )
     sent.clear()
     row = deliver(writes, reply_to(msg, TYPED["undo"][lang]))
@@ -267,7 +263,7 @@ def test_resign_asks_first_and_a_confirmation_reply_resigns_and_a_bot_plays_on(
     assert not [p for p in engine.pending(state) if p.seat == seat and not p.auto]  # the bot played
     assert ActionRecord.objects.filter(game=game, seat=seat, source="bot").exists()
     with pytest.raises(services.Forbidden):  # for good: the player can no longer act…
-        services.action_submit(game_id=game.pk, user=me, payload={"type": "end_turn"}, expected_seq=game.seq)
+        services.action_submit(game_id=game.pk, user=me, action=engine.EndTurn(), expected_seq=game.seq)
     with pytest.raises(services.Conflict):  # …nor take the seat back
         services.seat_return(game_id=game.pk, user=me)
 

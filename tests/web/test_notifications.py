@@ -142,7 +142,9 @@ def make_users(*names: str, **fields: Any) -> list[User]:
 
 def submit(game: Game, user: User, payload: dict[str, Any]) -> Game:
     """One action on the page (source ``web``) by ``user``; returns the game after it."""
-    return services.action_submit(game_id=game.pk, user=user, payload=payload, expected_seq=game.seq).game
+    return services.action_submit(
+        game_id=game.pk, user=user, action=engine.parse_action(payload), expected_seq=game.seq
+    ).game
 
 
 def next_move(game: Game, users: dict[int, User], seat: int | None = None) -> tuple[int, engine.Action]:
@@ -906,7 +908,7 @@ def test_a_fracture_order_fractures_only_with_fracture_in_hand(holds: bool) -> N
             game_id=game.pk,
             seat=waiting[0].seat,
             key=waiting[0].key,
-            payload={"type": "respond", "fracture": []},
+            action=engine.Respond(),
         ).game
     art = state_of(game).players[owner].artefact(artefact)
     assert art is not None and art.face_up is not holds

@@ -26,7 +26,7 @@ from games.engine.bot import choose
 from games.engine.rng import Rng
 from games.models import ActionRecord, Game
 from games.selectors import game_get, game_view
-from games.web.forms import action_payload
+from games.web.forms import decision_action
 from games.web.game_page import PARTIALS
 from games.web.presenters import page_model
 from tests.web.conftest import pass_masked
@@ -92,7 +92,7 @@ def opponent_of(game: Game, user: User) -> User:
 
 
 def form_data(payload: dict[str, Any], seq: int, key: str = "", *, confirmed: bool = True) -> dict[str, Any]:
-    """The decision form fields that post ``payload`` (the inverse of ``games.web.forms.action_payload``).
+    """The decision form fields that post ``payload`` (the inverse of ``games.web.forms.decision_action``).
     ``confirmed``: as the confirmation step posts them (an act that cannot be taken back asks first, issue
     16; ``tests/web/test_table_ux.py`` tests that step)."""
     data: dict[str, Any] = {"type": payload["type"], "expected_seq": seq, "prompt_key": key}
@@ -259,7 +259,7 @@ def test_my_games_lists_in_order(alice: User, bob: User, carol: User) -> None:
     # Alice moves first in both games (pinned); in "First" she ends her turn, so it waits for Bob.
     other = game_from_state(first_player(2, 0), users={0: alice, 1: bob}, title="First")
     waiting = game_from_state(first_player(2, 0, seed=2), users={0: alice, 1: bob}, title="Second").title
-    services.action_submit(game_id=other.pk, user=alice, payload={"type": "end_turn"}, expected_seq=other.seq)
+    services.action_submit(game_id=other.pk, user=alice, action=engine.EndTurn(), expected_seq=other.seq)
     assert active_user(other).pk == bob.pk
     assert active_user(Game.objects.get(title=waiting)).pk == alice.pk
     services.game_create(user=alice, title="Lobby", players=3)
@@ -323,9 +323,9 @@ def test_active_player_sees_advance_targets_and_forms(duel: Game) -> None:
     assert fresh is not None
     gv = game_view(fresh, user)
     page = client_for(user).get(reverse("games:detail", args=[duel.pk])).content.decode()
-    for kind in {a["type"] for a in gv.legal}:
+    for kind in {a.TYPE for a in gv.legal}:
         assert f'name="type" value="{kind}"' in page
-    targets = {a["to"] for a in gv.legal if a["type"] == "advance"}
+    targets = {a.to for a in gv.legal if isinstance(a, engine.Advance)}
     assert targets
     for target in targets:
         assert re.search(rf'class="tile [^"]*\btarget\b[^"]*" id="tile-{target}"', page)
@@ -401,7 +401,7 @@ def test_warm_game_page_builds_the_log_only_when_its_panel_is_not_cached(
     built: list[int] = []
     real_log = selectors._log
 
-    def counting_log(*args: Any, **kwargs: Any) -> list[dict[str, Any]]:
+    def counting_log(*args: Any, **kwargs: Any) -> list[selectors.LogEntry]:
         built.append(1)
         return real_log(*args, **kwargs)
 
@@ -439,7 +439,7 @@ def test_legal_action_applies_with_htmx(duel: Game) -> None:
     gv = game_view(duel, user)
     response = client_for(user).post(
         reverse("games:act", args=[duel.pk]),
-        form_data({"type": "end_turn"}, duel.seq, gv.my_prompts[0]["key"]),
+        form_data({"type": "end_turn"}, duel.seq, str(gv.my_prompts[0]["key"])),
         headers=HX,
     )
     assert response.status_code == 200
@@ -575,7 +575,7 @@ def test_poll_returns_partials_when_the_game_moved(duel: Game) -> None:
     """After a move the poll returns every partial out of band, with the new seq in the poller."""
     user = active_user(duel)
     watcher = client_for(opponent_of(duel, user))
-    services.action_submit(game_id=duel.pk, user=user, payload={"type": "end_turn"}, expected_seq=duel.seq)
+    services.action_submit(game_id=duel.pk, user=user, action=engine.EndTurn(), expected_seq=duel.seq)
     response = watcher.get(reverse("games:poll", args=[duel.pk]) + f"?seq={duel.seq}", headers=HX)
     assert response.status_code == 200
     body = response.content.decode()
@@ -647,7 +647,7 @@ def test_play_many_decisions_through_the_forms(alice: User) -> None:
         seen.add(payload["type"])
         response = client.post(
             reverse("games:act", args=[game.pk]),
-            form_data(payload, fresh.seq, gv.my_prompts[0]["key"] if gv.my_prompts else ""),
+            form_data(payload, fresh.seq, str(gv.my_prompts[0]["key"]) if gv.my_prompts else ""),
             headers=HX,
         )
         assert response.status_code == 200, (payload, response.content.decode()[:500])
@@ -686,25 +686,28 @@ def _all_kinds_view(duel: Game, user: User) -> Any:
     other = 1 - me
     art = gv.view["players"][other]["artefacts"][0]["id"]
     gv.legal = [
-        {"type": "end_turn"},
-        {"type": "call_to_arms"},
-        {"type": "tactical_advance"},
-        {"type": "fracture", "target": art},
-        {"type": "use_crown", "player": other, "artefact": art},
-        {"type": "redistribute", "moves": [{"from": "castle", "to": "t1", "knights": 1}]},
-        {"type": "advance", "to": "t2", "knights": 2},
-        {"type": "decline_advance"},
-        {"type": "finish_redistribution"},
-        {"type": "respond", "fracture": []},
-        {"type": "respond", "fracture": [art]},
-        {"type": "choose_conflict", "card": hand[0]},
-        {"type": "play_support", "cards": [hand[1]]},
-        {"type": "pass_support"},
-        {"type": "discard_choice", "card": None},
-        {"type": "discard_choice", "card": hand[2]},
-        {"type": "insight_order", "order": hand[:2]},
-        {"type": "prosperity_choice", "discard": False},
-        {"type": "fear_choice", "use": True},
+        engine.parse_action(payload)
+        for payload in (
+            {"type": "end_turn"},
+            {"type": "call_to_arms"},
+            {"type": "tactical_advance"},
+            {"type": "fracture", "target": art},
+            {"type": "use_crown", "player": other, "artefact": art},
+            {"type": "redistribute", "moves": [{"from": "castle", "to": "t1", "knights": 1}]},
+            {"type": "advance", "to": "t2", "knights": 2},
+            {"type": "decline_advance"},
+            {"type": "finish_redistribution"},
+            {"type": "respond", "fracture": []},
+            {"type": "respond", "fracture": [art]},
+            {"type": "choose_conflict", "card": hand[0]},
+            {"type": "play_support", "cards": [hand[1]]},
+            {"type": "pass_support"},
+            {"type": "discard_choice", "card": None},
+            {"type": "discard_choice", "card": hand[2]},
+            {"type": "insight_order", "order": hand[:2]},
+            {"type": "prosperity_choice", "discard": False},
+            {"type": "fear_choice", "use": True},
+        )
     ]
     gv.view["choice"] = {
         "seat": me,
@@ -766,14 +769,15 @@ def test_decision_panel_has_a_form_for_every_kind(duel: Game) -> None:
     ],
 )
 def test_form_fields_become_engine_payloads(payload: dict[str, Any], fields: dict[str, Any]) -> None:
-    """Posted decision fields turn into exactly the engine's action payload."""
+    """Posted decision fields turn into exactly the engine action of that payload (issue 31 §1: parsed once,
+    at the form)."""
     post = QueryDict(mutable=True)
     post.update({"type": payload["type"], "expected_seq": "4", "prompt_key": "t1:turn:0"})
     for name, value in fields.items():
         post.setlist(name, value if isinstance(value, list) else [value])
-    built, seq, key = action_payload(post)
-    assert (built, seq, key) == (payload, 4, "t1:turn:0")
-    assert engine.parse_action(built).to_dict() == payload
+    built, seq, key = decision_action(post)
+    assert (built, seq, key) == (engine.parse_action(payload), 4, "t1:turn:0")
+    assert built.to_dict() == payload
 
 
 # ----------------------------------------------------------------------------------------------------------

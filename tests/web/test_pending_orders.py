@@ -41,11 +41,7 @@ def battle_advances(state: engine.GameState, seat: int) -> list[A.Advance]:
 def submit(writes: Writes, game: Game, user: User, action: A.Action) -> None:
     """One page action of ``user``, "as a request" (its emails are sent)."""
     game.refresh_from_db()
-    writes(
-        lambda: services.action_submit(
-            game_id=game.pk, user=user, payload=action.to_dict(), expected_seq=game.seq
-        )
-    )
+    writes(lambda: services.action_submit(game_id=game.pk, user=user, action=action, expected_seq=game.seq))
 
 
 def to_battle(writes: Writes) -> tuple[Game, dict[int, User]]:
@@ -302,7 +298,11 @@ def test_the_orders_and_clear_commands_show_and_remove_pending_orders(
 def _answer(game_id: int, prompt: engine.Prompt, payload: dict[str, Any]) -> Any:
     """Answer ``prompt`` with ``payload`` as the email link would (``prompt_answer``)."""
     return services.prompt_answer(
-        game_id=game_id, seat=prompt.seat, key=prompt.key, payload=payload, source="server"
+        game_id=game_id,
+        seat=prompt.seat,
+        key=prompt.key,
+        action=engine.parse_action(payload),
+        source="server",
     )
 
 

@@ -82,6 +82,7 @@ def test_the_end_of_the_game_changes_the_decision_panels_signature_and_the_poll_
     assert before["sig"] != over["sig"]
     client = Client()
     client.force_login(user)
-    polled = client.get(f"/games/{game.pk}/poll/", {"seq": game.seq - 1, "sig": before["sig"]})
+    query: dict[str, str | int] = {"seq": game.seq - 1, "sig": before["sig"]}
+    polled = client.get(f"/games/{game.pk}/poll/", query)
     assert polled.status_code == 200
     assert "The game is over." in polled.content.decode()

@@ -75,7 +75,7 @@ def finish_game(game: Game, rng_seed: int, *, limit: int = 3000) -> Game:
         action = choose(state, seat, Rng(rng_seed * 1_000_003 + game.seq))
         assert action is not None
         game = services.action_submit(
-            game_id=game.pk, user=users[seat], payload=action.to_dict(), expected_seq=game.seq
+            game_id=game.pk, user=users[seat], action=action, expected_seq=game.seq
         ).game
     raise AssertionError(f"game {game.pk} not finished after {limit} moves")
 
@@ -383,9 +383,7 @@ def test_a_player_who_abandons_a_real_game_loses_it() -> None:
             seat = next(p.seat for p in pending if p.seat == stayer and not p.auto)
             action = choose(state, seat, Rng(4_000_000 + game.seq))
             assert action is not None
-            services.action_submit(
-                game_id=game.pk, user=users[seat], payload=action.to_dict(), expected_seq=game.seq
-            )
+            services.action_submit(game_id=game.pk, user=users[seat], action=action, expected_seq=game.seq)
         game.refresh_from_db()
     assert Seat.objects.get(game=game, number=leaver).missed_deadlines >= settings.ABSENT_AFTER_MISSES
     assert ActionRecord.objects.filter(game=game, seat=leaver, source="bot").exists()
@@ -444,9 +442,7 @@ def test_a_game_is_rated_exactly_once() -> None:
     assert ratings.rate_game(game, seats, state_of(game), timezone.now()) is False
     user = seat_users(game)[0]
     with pytest.raises(services.Conflict):
-        services.action_submit(
-            game_id=game.pk, user=user, payload={"type": "end_turn"}, expected_seq=game.seq
-        )
+        services.action_submit(game_id=game.pk, user=user, action=engine.EndTurn(), expected_seq=game.seq)
     assert (all_ratings(), list(RatingChange.objects.order_by("pk").values())) == before
 
 
@@ -713,7 +709,7 @@ def test_profile_reliability_counts_decisions_in_time_and_missed_deadlines(clien
         action = choose(state, seat, Rng(77 + game.seq))
         assert action is not None
         game = services.action_submit(
-            game_id=game.pk, user=users[seat], payload=action.to_dict(), expected_seq=game.seq
+            game_id=game.pk, user=users[seat], action=action, expected_seq=game.seq
         ).game
     Prompt.objects.filter(game=game, seat=second).update(deadline_at=timezone.now() - timedelta(seconds=1))
     assert services.deadlines_sweep() == 1
@@ -742,7 +738,9 @@ def _battle_decide(game: Game, seat: int, card: str) -> Game:
     state = state_of(game)
     payload = {"type": "choose_conflict", "card": fixtures.cid(seat, fixtures.card_index(state, card))}
     user = seat_users(game)[seat]
-    return services.action_submit(game_id=game.pk, user=user, payload=payload, expected_seq=game.seq).game
+    return services.action_submit(
+        game_id=game.pk, user=user, action=engine.parse_action(payload), expected_seq=game.seq
+    ).game
 
 
 @pytest.mark.django_db

@@ -39,9 +39,7 @@ def play(game: Game, moves: int) -> None:
         state = engine.from_dict(game.state)
         prompt = next(p for p in engine.pending(state) if not p.auto)
         action = engine.legal_actions(state, prompt.seat)[-1]
-        services.action_submit(
-            game_id=game.pk, user=users[prompt.seat], payload=action.to_dict(), expected_seq=game.seq
-        )
+        services.action_submit(game_id=game.pk, user=users[prompt.seat], action=action, expected_seq=game.seq)
 
 
 def age(game: Game) -> None:

@@ -219,7 +219,8 @@ def _why(state: engine.GameState, seat: int) -> list[dict[str, str]]:
     with translation.override("en"):
         return why_not(
             localized_view(view, state.content),
-            [a.to_dict() for a in engine.legal_actions(state, seat)],
+            engine.blocked(state, seat),
+            engine.legal_actions(state, seat),
             seat,
         )
 

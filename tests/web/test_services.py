@@ -418,7 +418,7 @@ def test_prompt_rows_follow_the_step_within_a_turn() -> None:
     seat, action = found
     row = Prompt.objects.get(game=game, seat=seat)
     game = services.action_submit(
-        game_id=game.pk, user=users[seat], payload=action.to_dict(), expected_seq=game.seq
+        game_id=game.pk, user=users[seat], action=action, expected_seq=game.seq
     ).game
     after = engine.pending(state_of(game))[0]
     stored = Prompt.objects.get(game=game, seat=seat)
@@ -448,9 +448,7 @@ def test_submit_stores_the_human_action_then_the_bots() -> None:
     before = game.seq
     expected = engine.apply(state, seat, A.EndTurn()).state
 
-    result = services.action_submit(
-        game_id=game.pk, user=user, payload={"type": "end_turn"}, expected_seq=before
-    )
+    result = services.action_submit(game_id=game.pk, user=user, action=engine.EndTurn(), expected_seq=before)
 
     first, *bots = result.records
     assert (first.seq, first.seat, first.source, first.payload) == (
@@ -502,12 +500,12 @@ def test_submit_stale_expected_seq_changes_nothing(stale: str) -> None:
     game = play_human_move(game, users)
     game = play_human_move(game, users)
     seat = engine.pending(state_of(game))[0].seat
-    action = human_move(state_of(game), seat, game).to_dict()
+    action = human_move(state_of(game), seat, game)
     expected_seq = {"behind": game.seq - 1, "ahead": game.seq + 1, "none": None}[stale]
 
     def call() -> Any:
         return services.action_submit(
-            game_id=game.pk, user=users[seat], payload=action, expected_seq=expected_seq
+            game_id=game.pk, user=users[seat], action=action, expected_seq=expected_seq
         )
 
     refused(services.StaleState, 409, game.pk, call)
@@ -523,7 +521,7 @@ def test_submit_stale_expected_seq_changes_nothing(stale: str) -> None:
             409,
             game.pk,
             lambda key=key: services.action_submit(
-                game_id=game.pk, user=users[other], payload=action, expected_seq=expected_seq, prompt_key=key
+                game_id=game.pk, user=users[other], action=action, expected_seq=expected_seq, prompt_key=key
             ),
         )
 
@@ -544,9 +542,7 @@ def test_out_of_turn_conflict_choice_with_open_prompt_key() -> None:
     old_seq = game.seq
 
     a1 = engine.legal_actions(state, first.seat)[0]
-    services.action_submit(
-        game_id=game.pk, user=users[first.seat], payload=a1.to_dict(), expected_seq=old_seq
-    )
+    services.action_submit(game_id=game.pk, user=users[first.seat], action=a1, expected_seq=old_seq)
     game.refresh_from_db()
     assert game.seq == old_seq + 1
     # the second seat's prompt stays open and keeps its clock
@@ -557,14 +553,14 @@ def test_out_of_turn_conflict_choice_with_open_prompt_key() -> None:
 
     def stale_without_key() -> Any:
         return services.action_submit(
-            game_id=game.pk, user=users[second.seat], payload=a2.to_dict(), expected_seq=old_seq
+            game_id=game.pk, user=users[second.seat], action=a2, expected_seq=old_seq
         )
 
     def stale_with_wrong_key() -> Any:
         return services.action_submit(
             game_id=game.pk,
             user=users[second.seat],
-            payload=a2.to_dict(),
+            action=a2,
             expected_seq=old_seq,
             prompt_key=first.key,
         )
@@ -575,7 +571,7 @@ def test_out_of_turn_conflict_choice_with_open_prompt_key() -> None:
     result = services.action_submit(
         game_id=game.pk,
         user=users[second.seat],
-        payload=a2.to_dict(),
+        action=a2,
         expected_seq=old_seq,
         prompt_key=second.key,
     )
@@ -601,7 +597,7 @@ def test_out_of_turn_conflict_choice_with_open_prompt_key() -> None:
         lambda: services.action_submit(
             game_id=game.pk,
             user=users[second.seat],
-            payload=a2.to_dict(),
+            action=a2,
             expected_seq=old_seq,
             prompt_key=second.key,
         ),
@@ -623,13 +619,15 @@ def test_submit_illegal_is_422_with_the_engine_code() -> None:
     for seat, payload in cases:
         before = db_fingerprint(game.pk)
         with pytest.raises(services.Illegal) as info:
-            services.action_submit(game_id=game.pk, user=users[seat], payload=payload, expected_seq=game.seq)
+            services.action_submit(
+                game_id=game.pk, user=users[seat], action=engine.parse_action(payload), expected_seq=game.seq
+            )
         assert info.value.status == 422 and info.value.code == "illegal_action"
         assert info.value.params["engine_code"] in codes
         assert db_fingerprint(game.pk) == before
     with pytest.raises(services.Illegal) as info:
         services.action_submit(
-            game_id=game.pk, user=users[waiting], payload={"type": "end_turn"}, expected_seq=game.seq
+            game_id=game.pk, user=users[waiting], action=engine.EndTurn(), expected_seq=game.seq
         )
     assert info.value.params["engine_code"] == engine.ErrorCode.NOT_YOUR_DECISION.value
 
@@ -660,7 +658,10 @@ def test_submit_malformed_is_400(payload: Any) -> None:
         400,
         game.pk,
         lambda: services.action_submit(
-            game_id=game.pk, user=users[active], payload=payload, expected_seq=game.seq
+            game_id=game.pk,
+            user=users[active],
+            action=services.payload_action(payload),
+            expected_seq=game.seq,
         ),
     )
 
@@ -674,7 +675,7 @@ def test_submit_without_a_seat_is_403() -> None:
             403,
             game.pk,
             lambda user=user: services.action_submit(
-                game_id=game.pk, user=user, payload={"type": "end_turn"}, expected_seq=game.seq
+                game_id=game.pk, user=user, action=engine.EndTurn(), expected_seq=game.seq
             ),
         )
 
@@ -683,14 +684,14 @@ def test_submit_to_missing_or_unstarted_game() -> None:
     game = lobby(2)
     with pytest.raises(services.NotFound):
         services.action_submit(
-            game_id=game.pk + 1000, user=game.created_by, payload={"type": "end_turn"}, expected_seq=0
+            game_id=game.pk + 1000, user=game.created_by, action=engine.EndTurn(), expected_seq=0
         )
     refused(
         services.Conflict,
         409,
         game.pk,
         lambda: services.action_submit(
-            game_id=game.pk, user=game.created_by, payload={"type": "end_turn"}, expected_seq=0
+            game_id=game.pk, user=game.created_by, action=engine.EndTurn(), expected_seq=0
         ),
     )
 
@@ -734,7 +735,7 @@ def test_whole_game_to_the_end_and_verify(humans: int, bots: int, options: dict[
         409,
         game.pk,
         lambda: services.action_submit(
-            game_id=game.pk, user=user, payload={"type": "end_turn"}, expected_seq=game.seq
+            game_id=game.pk, user=user, action=engine.EndTurn(), expected_seq=game.seq
         ),
     )
 
@@ -845,11 +846,11 @@ def test_submit_statement_budget(players: int, log_length: int, django_assert_ma
     for _ in range(3):  # a few different submits, each measured on its own
         state = state_of(game)
         seat = engine.pending(state)[0].seat
-        action = human_move(state, seat, game).to_dict()
+        action = human_move(state, seat, game)
         game = Game.objects.get(pk=game.pk)
         with django_assert_max_num_queries(10):
             result = services.action_submit(
-                game_id=game.pk, user=users[seat], payload=action, expected_seq=game.seq
+                game_id=game.pk, user=users[seat], action=action, expected_seq=game.seq
             )
         # no bot ran: the submit alone, and perhaps the server's passes for seats with nothing to decide
         assert result.records[0].seat == seat

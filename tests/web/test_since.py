@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -20,7 +21,7 @@ from accounts.models import User
 from games import engine
 from games.log import describe
 from games.models import ActionRecord, Game
-from games.selectors import GameView
+from games.selectors import GameView, LogEntry
 from games.web.presenters.common import place_labels
 from games.web.presenters.recent import since_model
 from tests.engine import fixtures as F
@@ -31,6 +32,8 @@ from .factories import PLAIN, Step, before_battle, conflict_step, game_from_stat
 pytestmark = pytest.mark.django_db
 
 HX = {"HX-Request": "true"}
+#: When a hand-built log entry was made (:class:`LogEntry` ``at``; the "since" block does not show it).
+AT = datetime(2025, 1, 1, tzinfo=UTC)
 
 
 def _client(user: User) -> Client:
@@ -253,8 +256,8 @@ def test_the_header_counts_the_games_waiting_for_the_user() -> None:
     assert "your-turn" not in anonymous and "waiting for you" not in anonymous
 
 
-def _entry(seq: int, seat: int | None, events: list[dict[str, Any]], *, mine: bool = False) -> dict[str, Any]:
-    return {"seq": seq, "at": None, "seat": seat, "events": events, "lines": ["…"], "mine": mine}
+def _entry(seq: int, seat: int | None, events: list[engine.Event], *, mine: bool = False) -> LogEntry:
+    return {"seq": seq, "at": AT, "seat": seat, "events": events, "lines": ["…"], "mine": mine}
 
 
 def test_since_outside_battles_and_what_counts_as_ones_own_move() -> None:
@@ -265,20 +268,77 @@ def test_since_outside_battles_and_what_counts_as_ones_own_move() -> None:
     game = Game(pk=1, seq=9)
     view = engine.view_for(state, 0)
     log = [  # newest first, as GameView.log
-        _entry(9, 1, [{"type": "artefact_destroyed", "artefact": "orb_greed", "owner": 1, "by": 0}]),
         _entry(
-            8, 1, [{"type": "discard", "seat": 0, "card": "s0c03", "name": "Ambush", "reason": "prosperity"}]
+            9,
+            1,
+            [
+                {
+                    "type": engine.EventType.ARTEFACT_DESTROYED,
+                    "turn": 1,
+                    "artefact": "orb_greed",
+                    "owner": 1,
+                    "by": 0,
+                }
+            ],
         ),
-        _entry(7, 0, [{"type": "turn_ended", "seat": 0}]),  # a timeout move made for seat 0: not theirs
-        _entry(6, 1, [{"type": "artefact_destroyed", "artefact": "orb_greed", "owner": 0, "by": 1}]),
+        _entry(
+            8,
+            1,
+            [
+                {
+                    "type": engine.EventType.DISCARD,
+                    "turn": 1,
+                    "seat": 0,
+                    "card": "s0c03",
+                    "name": "Ambush",
+                    "reason": "prosperity",
+                }
+            ],
+        ),
+        _entry(
+            7, 0, [{"type": engine.EventType.TURN_ENDED, "turn": 1, "seat": 0}]
+        ),  # a timeout move made for seat 0: not theirs
+        _entry(
+            6,
+            1,
+            [
+                {
+                    "type": engine.EventType.ARTEFACT_DESTROYED,
+                    "turn": 1,
+                    "artefact": "orb_greed",
+                    "owner": 0,
+                    "by": 1,
+                }
+            ],
+        ),
         _entry(
             5,
             0,
-            [{"type": "discard", "seat": 0, "card": "s0c01", "name": "Ambush", "reason": "fortress"}],
+            [
+                {
+                    "type": engine.EventType.DISCARD,
+                    "turn": 1,
+                    "seat": 0,
+                    "card": "s0c01",
+                    "name": "Ambush",
+                    "reason": "fortress",
+                }
+            ],
             mine=True,
         ),
         _entry(
-            4, 1, [{"type": "discard", "seat": 0, "card": "s0c02", "name": "Ambush", "reason": "prosperity"}]
+            4,
+            1,
+            [
+                {
+                    "type": engine.EventType.DISCARD,
+                    "turn": 1,
+                    "seat": 0,
+                    "card": "s0c02",
+                    "name": "Ambush",
+                    "reason": "prosperity",
+                }
+            ],
         ),
     ]
     names = {0: "Alice", 1: "Bob"}

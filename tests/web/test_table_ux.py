@@ -36,8 +36,9 @@ PLACES = {"t8": "Fort", "t4": "Ruins"}
 def test_a_redistribution_is_logged_with_its_numbers_and_places() -> None:
     """R43: "Alice redistributes: 2 knights from their castle to Fort; 1 knight from Fort to Ruins.", in the
     reader's language, with the map's names for the places."""
-    ev = {
-        "type": "redistributed",
+    ev: engine.Event = {
+        "type": engine.EventType.REDISTRIBUTED,
+        "turn": 1,
         "seat": 0,
         "moves": [{"from": "castle", "to": "t8", "knights": 2}, {"from": "t8", "to": "t4", "knights": 1}],
     }
@@ -53,9 +54,9 @@ def test_a_redistribution_is_logged_with_its_numbers_and_places() -> None:
 def test_a_retreat_of_no_knights_is_not_logged() -> None:
     """R76: a loser with no knights left retreats nothing, and the log says nothing about it."""
     with translation.override("en"):
-        assert describe({"type": "retreat", "seat": 1, "knights": 0}, NAMES) == ""
+        assert describe({"type": engine.EventType.RETREAT, "turn": 1, "seat": 1, "knights": 0}, NAMES) == ""
         assert (
-            describe({"type": "retreat", "seat": 1, "knights": 2}, NAMES)
+            describe({"type": engine.EventType.RETREAT, "turn": 1, "seat": 1, "knights": 2}, NAMES)
             == "Bob retreats 2 knights to their castle."
         )
 
@@ -216,22 +217,24 @@ def test_tactical_advance_and_fracture_ask_first_and_a_used_manoeuvre_does_not()
     state = engine.new_game({"players": 2, "seed": 4, "options": engine.current_options()})
     view = engine.view_for(state, state.active)
     with translation.override("en"):
-        assert confirmation(view, {"type": "tactical_advance"}) is not None
+        assert confirmation(view, engine.TacticalAdvance()) is not None
         art = view["players"][1 - state.active]["artefacts"][0]
-        asked = confirmation(view, {"type": "fracture", "target": art["id"]})
+        asked = confirmation(view, engine.Fracture(target=art["id"]))
         assert asked is not None and art["name"] in asked["question"]
-        assert confirmation(view, {"type": "respond", "fracture": [art["id"]]}) is not None
-        assert confirmation(view, {"type": "respond", "fracture": []}) is None
-        assert confirmation(view, {"type": "call_to_arms"}) is None
+        assert confirmation(view, engine.Respond(fracture=(art["id"],))) is not None
+        assert confirmation(view, engine.Respond()) is None
+        assert confirmation(view, engine.CallToArms()) is None
         used = dict(view, manoeuvres_left=0)
-        assert confirmation(used, {"type": "end_turn"}) is None  # type: ignore[arg-type]
+        assert confirmation(used, engine.EndTurn()) is None  # type: ignore[arg-type]
     # the cheap pre-check lets every other submit skip the second read, and never hides a question
-    asking: list[dict[str, Any]] = [{"type": "tactical_advance"}, {"type": "end_turn"}]
-    asking.append({"type": "respond", "fracture": ["x"]})
+    asking: list[engine.Action] = [
+        engine.TacticalAdvance(),
+        engine.EndTurn(),
+        engine.Respond(fracture=("x",)),
+    ]
     # an advance may start a battle with fewer knights than the defender (issue 29): it is read
-    asking.append({"type": "advance", "to": "t1", "knights": 1})
-    quiet: list[dict[str, Any]] = [{"type": "call_to_arms"}, {"type": "redistribute", "moves": []}]
-    quiet.append({"type": "respond", "fracture": []})
+    asking.append(engine.Advance(to="t1", knights=1))
+    quiet: list[engine.Action] = [engine.CallToArms(), engine.Redistribute(moves=()), engine.Respond()]
     assert all(may_ask(p) for p in asking) and not any(may_ask(p) for p in quiet)
 
 

@@ -9,28 +9,29 @@ from typing import Any
 
 import pytest
 from django.urls import reverse
-from django.utils import translation
+from django.utils import timezone, translation
 
 from accounts.models import User
 from games import engine, selectors, services
 from games.models import ActionRecord, Game, Notification
-from games.selectors import game_get, game_view
+from games.selectors import LogEntry, game_get, game_view
 from games.services import GUIDED_TURN
 from games.services.ratings import is_rated
+from games.web.presenters.shapes import Hint
 from games.web.presenters.tutorial import SEAT, moved_on_since_guided_turn, tutorial_model
 from tests.web.test_pages import HX, client_for, form_data, verified_user
 
 pytestmark = pytest.mark.django_db
 
 
-def _hint(game: Game, user: User) -> dict[str, Any]:
+def _hint(game: Game, user: User) -> Hint:
     gv = game_view(game, user, with_log=False)
     assert gv.view is not None
     with translation.override("en"):
         return tutorial_model(gv.view, gv.legal, gv.names)
 
 
-def _payload_for(hint: dict[str, Any], game: Game, user: User) -> dict[str, Any]:
+def _payload_for(hint: Hint, game: Game, user: User) -> dict[str, Any]:
     """The move a newcomer makes by following ``hint``: the control it points at, with the values its
     sentence names (``fill``)."""
     target, fill = hint["target"], hint["fill"]
@@ -94,7 +95,7 @@ def test_the_guided_game_is_played_to_its_end_through_the_real_service_path() ->
         steps.append(hint["step"])
         payload = _payload_for(hint, fresh, user)
         gv = game_view(fresh, user, with_log=False)
-        key = gv.my_prompts[0]["key"] if gv.my_prompts else ""
+        key = str(gv.my_prompts[0]["key"]) if gv.my_prompts else ""
         posted = client.post(
             reverse("games:act", args=[game.pk]), form_data(payload, fresh.seq, key), headers=HX
         )
@@ -187,7 +188,7 @@ def test_a_fracture_spent_early_changes_the_battle_hints() -> None:
     services.action_submit(
         game_id=game.pk,
         user=user,
-        payload={"type": "fracture", "target": "crown_order"},
+        action=engine.Fracture(target="crown_order"),
         expected_seq=game.seq,
     )
     fresh = game_get(game.pk)
@@ -211,7 +212,9 @@ def _submit_all(game: Game, user: User, payloads: list[dict[str, Any]]) -> Game:
     for payload in payloads:
         fresh = game_get(game.pk)
         assert fresh is not None
-        services.action_submit(game_id=game.pk, user=user, payload=payload, expected_seq=fresh.seq)
+        services.action_submit(
+            game_id=game.pk, user=user, action=engine.parse_action(payload), expected_seq=fresh.seq
+        )
     fresh = game_get(game.pk)
     assert fresh is not None
     return fresh
@@ -231,7 +234,7 @@ def test_the_guided_game_is_named_in_the_newcomers_language_and_not_counted_on_t
         game = services.tutorial_start(user=user)
     assert game.title == "Guidat första parti"
     services.action_submit(
-        game_id=game.pk, user=user, payload={"type": "end_turn"}, expected_seq=game.seq, source="web"
+        game_id=game.pk, user=user, action=engine.EndTurn(), expected_seq=game.seq, source="web"
     )
     assert ActionRecord.objects.filter(game=game, source="web", payload__type="end_turn").exists()
     Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED, winners=[0])
@@ -255,8 +258,17 @@ def test_the_guided_game_folds_away_only_after_the_newcomers_own_move() -> None:
     their only kind of conflict card, while the bot plays its turn, is no move of the newcomer's (the
     offer of a real game stayed hidden when the bot attacked at once); their own move folds it."""
     view: dict[str, Any] = {"turn": GUIDED_TURN + 1}
-    started = {"seq": 10, "seat": 1, "events": [{"type": "turn_started", "turn": GUIDED_TURN + 1}]}
-    server = {"seq": 11, "seat": SEAT, "events": [], "mine": False}
-    own = {"seq": 12, "seat": SEAT, "events": [], "mine": True}
+    at = timezone.now()  # when each entry was made: not read
+    started: LogEntry = {
+        "seq": 10,
+        "at": at,
+        "seat": 1,
+        "events": [{"type": engine.EventType.TURN_STARTED, "turn": GUIDED_TURN + 1}],
+        "lines": [],
+        "mine": False,
+    }
+    server: LogEntry = {"seq": 11, "at": at, "seat": SEAT, "events": [], "lines": [], "mine": False}
+    own: LogEntry = {"seq": 12, "at": at, "seat": SEAT, "events": [], "lines": [], "mine": True}
+    # ``view`` is deliberately a partial engine.View (the ignores below): the function reads only its turn
     assert not moved_on_since_guided_turn(view, [server, started])  # type: ignore[arg-type]
     assert moved_on_since_guided_turn(view, [own, server, started])  # type: ignore[arg-type]

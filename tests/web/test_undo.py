@@ -38,8 +38,7 @@ def opening() -> tuple[engine.GameState, list[Step]]:
     """The guided game's position after its opening, with the steps that led there."""
     state = engine.new_game(engine.normalize_setup(tutorial.SETUP))
     log = []
-    for seat, payload in tutorial.OPENING:
-        action = engine.parse_action(payload)
+    for seat, action in tutorial.OPENING:
         t = engine.apply(state, seat, action)
         log.append(Step(seat, action, t))
         state = t.state

@@ -10,7 +10,7 @@ from ..kinds import EventType, Phase
 from ..state import GameState
 from .battle import start_battle
 from .conquest import conquer
-from .core import Tx, edition, option, require_turn, teammates
+from .core import Tx, check_manoeuvre, edition, option, require_turn, teammates
 from .quantities import capacity, dice_after, dice_budget, dice_in_use, supplied
 
 
@@ -91,6 +91,20 @@ def advance_dice(state: GameState, seat: int, knights: int, in_use: int | None =
     return dice_after(state, seat, ((castle, castle - knights), (0, knights)), in_use)
 
 
+def check_castle_knights(state: GameState, actor: int, knights: int) -> None:
+    """Check that ``actor``'s castle can send ``knights`` knights out: at least one (Q33), at most those it
+    holds (R52, R55).
+
+    Raises:
+        IllegalAction: ``BAD_KNIGHT_COUNT`` or ``NOT_ENOUGH_KNIGHTS`` (``knights``, ``castle``).
+    """
+    castle = state.players[actor].castle
+    if knights < 1:
+        raise IllegalAction(ErrorCode.BAD_KNIGHT_COUNT, knights=knights, rule="Q33")
+    if knights > castle:
+        raise IllegalAction(ErrorCode.NOT_ENOUGH_KNIGHTS, knights=knights, castle=castle, rule="R55")
+
+
 def check_advance(state: GameState, actor: int, to: str, knights: int) -> int:
     """Validate an advance of ``knights`` knights into position id ``to`` and return the target position
     (R52–R55, R112, R16).
@@ -117,11 +131,7 @@ def check_advance(state: GameState, actor: int, to: str, knights: int) -> int:
             raise IllegalAction(ErrorCode.TARGET_NEXT_TO_UNSUPPLIED, location=to, rule="R53")
         raise IllegalAction(ErrorCode.TARGET_NOT_REACHABLE, location=to, rule="R53")
     limit = advance_limit(state, pos)
-    castle = state.players[actor].castle
-    if knights < 1:
-        raise IllegalAction(ErrorCode.BAD_KNIGHT_COUNT, knights=knights, rule="Q33")
-    if knights > castle:
-        raise IllegalAction(ErrorCode.NOT_ENOUGH_KNIGHTS, knights=knights, castle=castle, rule="R55")
+    check_castle_knights(state, actor, knights)
     if knights > limit:
         raise IllegalAction(ErrorCode.OVER_CAPACITY, knights=knights, capacity=limit, rule="R55")
     dice = advance_dice(state, actor, knights)
@@ -140,8 +150,7 @@ def h_advance(tx: Tx, actor: int, action: A.Action) -> None:
     assert isinstance(action, A.Advance)
     s = tx.s
     require_turn(s, actor, Phase.WINDOW, Phase.MANOEUVRE)
-    if s.phase == Phase.WINDOW and s.manoeuvres_left < 1:
-        raise IllegalAction(ErrorCode.NO_MANOEUVRE_LEFT, rule="R28")
+    check_manoeuvre(s)
     pos = check_advance(s, actor, action.to, action.knights)
     if s.phase == Phase.WINDOW:
         s.manoeuvres_left -= 1

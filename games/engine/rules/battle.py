@@ -217,7 +217,7 @@ def _step_sceptres(tx: Tx, b: Battle) -> bool:
         b.stage = Stage.CONFLICT
         b.serial = tx.next_serial()
         for side, seat in enumerate((b.attacker, b.defender)):
-            if not any(c.cards[x].kind == "conflict" for x in s.players[seat].hand):
+            if not holds_conflict_card(s, seat):
                 b.conflict[side] = NO_CARD
         tx.emit(EventType.BATTLE_STEP, step=3, scores=_scores(s, b))
         return True
@@ -268,6 +268,16 @@ def support_forbidden(state: GameState, b: Battle) -> bool:
     """Whether no support card may be played in battle ``b``: Mountains (R71, ``no_support`` in the
     content); a castle has no territory abilities (R113)."""
     return not b.castle and state.content.territory_types[state.tiles[b.pos]].no_support
+
+
+def check_support_allowed(state: GameState) -> None:
+    """Check that support cards may be played in the running battle (R71, :func:`support_forbidden`).
+
+    Raises:
+        IllegalAction: ``SUPPORT_FORBIDDEN`` in a battle for the Mountains.
+    """
+    if state.battle is not None and support_forbidden(state, state.battle):
+        raise IllegalAction(ErrorCode.SUPPORT_FORBIDDEN, rule="R71")
 
 
 def _step_support_start(tx: Tx, b: Battle) -> bool:
@@ -538,8 +548,7 @@ def h_play_support(tx: Tx, actor: int, action: A.Action) -> None:
     """
     assert isinstance(action, A.PlaySupport)
     s = tx.s
-    if s.battle is not None and support_forbidden(s, s.battle):
-        raise IllegalAction(ErrorCode.SUPPORT_FORBIDDEN, rule="R71")
+    check_support_allowed(s)
     b = _support_turn_of(s, actor)
     if len(set(action.cards)) != len(action.cards):
         raise IllegalAction(ErrorCode.BAD_CHOICE)
@@ -633,6 +642,13 @@ def fear_changes_nothing(state: GameState, seat: int) -> bool:
         return False
     side = b.side(seat)
     return rival_knights(state, b, side) == knight_part(state, b, side)
+
+
+def holds_conflict_card(state: GameState, seat: int) -> bool:
+    """Whether ``seat`` holds a conflict card (R68): a battle side without one plays none and counts a 0
+    (step 4 asks it nothing)."""
+    cards = state.content.cards
+    return any(cards[c].kind == "conflict" for c in state.players[seat].hand)
 
 
 def single_conflict_card(state: GameState, seat: int) -> bool:

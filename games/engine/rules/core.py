@@ -10,16 +10,16 @@ decision again.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from enum import StrEnum
+from typing import Any, cast
 
 from .. import actions as A
 from ..content import Content
 from ..errors import ErrorCode, IllegalAction, InvalidSeat
+from ..events import Event, PrivateFields
 from ..kinds import EventType, Phase, Stage
 from ..rng import Rng, mix64
 from ..state import UNCHOSEN, Battle, Choice, GameState, Player, Window
-
-Event = dict[str, Any]
 
 #: The rulebook's five optional rules (R105–R120), in its order: the one list the setup, the CLI, the
 #: forms, the lobby, the archive's filter and the rules page read (issue 31). Each is a key of
@@ -136,10 +136,10 @@ class Tx:
         self._window = True
 
     def emit(
-        self, event_type: EventType, /, private: dict[int, dict[str, Any]] | None = None, **data: Any
+        self, event_type: EventType, /, private: dict[int, PrivateFields] | None = None, **data: Any
     ) -> None:
         """Record an event. ``private`` maps a seat to fields only that seat may see (R95, R97)."""
-        ev: Event = {"type": event_type, "turn": self.s.turn, **data}
+        ev = cast(Event, {"type": event_type, "turn": self.s.turn, **data})
         if private:
             ev["private"] = {str(k): v for k, v in private.items()}
         self.events.append(ev)
@@ -255,21 +255,59 @@ def conflict_waiting(state: GameState) -> list[tuple[int, int]]:
     )
 
 
-def deciding_seats(state: GameState) -> list[int]:
-    """Every seat the game waits for now, by seat: the one home of "who decides" that
-    :func:`games.engine.pending` builds its prompts from (R27, R37, R41, R68, R70)."""
+class DecisionKind(StrEnum):
+    """The kind of decision the game waits for now (:func:`decide`): the key of the decision table
+    :data:`games.engine.prompts.DECISIONS`, which says how each kind's prompts, legal actions and blocked
+    moves are built (issue 31 §2)."""
+
+    NONE = "none"  # the game is over (R103), or a battle runs an automatic step
+    RESPONSE = "response"  # a response window (R37)
+    CHOICE = "choice"  # a pending choice (R41, R67, R102)
+    CONFLICT = "conflict"  # battle step 4: the conflict cards (R68)
+    SUPPORT = "support"  # battle step 5: the support alternation (R69–R70)
+    TURN = "turn"  # the active player's own turn: free window, manoeuvre, Vitality (R27–R28, R41)
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What the game waits for now (:func:`decide`).
+
+    Attributes:
+        kind: the :class:`DecisionKind`, the key of the decision table.
+        seats: who decides, by seat (R27, R37, R41, R68, R70); ``[]`` for :attr:`DecisionKind.NONE`.
+    """
+
+    kind: DecisionKind
+    seats: list[int]
+
+
+def decide(state: GameState) -> Decision:
+    """Classify ``state`` once: the kind of decision it waits for and who decides (R27, R37, R41, R68,
+    R70). The one branch on "game over / window / choice / battle step / turn": :func:`deciding_seats`
+    reads its seats, :func:`games.engine.pending`, :func:`games.engine.legal_actions` and
+    :func:`games.engine.blocked` dispatch on its kind through the decision table
+    (:data:`games.engine.prompts.DECISIONS`)."""
     if state.winners:
-        return []
+        return Decision(DecisionKind.NONE, [])
     if state.window is not None:
-        return sorted(window_waiting(state))
+        return Decision(DecisionKind.RESPONSE, sorted(window_waiting(state)))
     if state.choice is not None:
-        return [state.choice.seat]
+        return Decision(DecisionKind.CHOICE, [state.choice.seat])
     b = state.battle
-    if b is not None:
-        if b.stage == Stage.CONFLICT:
-            return [seat for _side, seat in conflict_waiting(state)]
-        return [b.support_order[b.support_turn]] if b.stage == Stage.SUPPORT else []
-    return [state.active]
+    if b is None:
+        return Decision(DecisionKind.TURN, [state.active])
+    if b.stage == Stage.CONFLICT:
+        return Decision(DecisionKind.CONFLICT, [seat for _side, seat in conflict_waiting(state)])
+    if b.stage == Stage.SUPPORT:
+        return Decision(DecisionKind.SUPPORT, [b.support_order[b.support_turn]])
+    return Decision(DecisionKind.NONE, [])
+
+
+def deciding_seats(state: GameState) -> list[int]:
+    """Every seat the game waits for now, by seat: the one home of "who decides" (:func:`decide`), the
+    seats of :func:`games.engine.pending`'s prompts and of a non-empty :func:`games.engine.legal_actions`
+    (R27, R37, R41, R68, R70)."""
+    return decide(state).seats
 
 
 def deciding_seats_seen_by(state: GameState, viewer: int | None) -> list[int]:
@@ -326,6 +364,17 @@ def wrong_phase(state: GameState, *expected: str) -> IllegalAction:
         step=b.stage if b is not None else None,
         expected=",".join(expected) or None,
     )
+
+
+def check_manoeuvre(state: GameState) -> None:
+    """Check that a manoeuvre may start now: in the free window one must be left this turn (R28); the
+    manoeuvre under way (its advance after a redistribution) needs none.
+
+    Raises:
+        IllegalAction: ``NO_MANOEUVRE_LEFT``.
+    """
+    if state.phase == Phase.WINDOW and state.manoeuvres_left < 1:
+        raise IllegalAction(ErrorCode.NO_MANOEUVRE_LEFT, rule="R28")
 
 
 def require_turn(state: GameState, actor: int, *phases: Phase) -> None:

@@ -7,7 +7,7 @@ from .. import actions as A
 from ..errors import ErrorCode, IllegalAction
 from ..kinds import EventType, Phase
 from ..state import GameState
-from .core import Tx, require_turn
+from .core import Tx, check_manoeuvre, require_turn
 from .quantities import capacity, dice_after, dice_budget, dice_in_use, supplied
 
 
@@ -80,8 +80,7 @@ def h_redistribute(tx: Tx, actor: int, action: A.Action) -> None:
     s = tx.s
     require_turn(s, actor, Phase.WINDOW, Phase.MANOEUVRE, Phase.VITALITY)
     phase = s.phase
-    if phase == Phase.WINDOW and s.manoeuvres_left < 1:
-        raise IllegalAction(ErrorCode.NO_MANOEUVRE_LEFT, rule="R28")
+    check_manoeuvre(s)
     final = check_redistribution(s, actor, action.moves)
     if phase == Phase.WINDOW:
         s.manoeuvres_left -= 1

@@ -17,16 +17,14 @@ import copy
 import hashlib
 from datetime import datetime
 from functools import cached_property
-from typing import Any
 
 from django.core.cache import cache
 from django.utils.translation import get_language
 
 from games import engine
 from games.components import content_of, localized_view
-from games.engine import ActionType
 from games.models import Game
-from games.selectors import GameView
+from games.selectors import GameView, LogEntry
 from games.web.presenters.board import HEX_SIZE, board_model
 from games.web.presenters.charts import rating_chart
 from games.web.presenters.common import (
@@ -46,6 +44,17 @@ from games.web.presenters.panels import (
     status_model,
 )
 from games.web.presenters.recent import since_model
+from games.web.presenters.shapes import (
+    BoardModel,
+    DecisionModel,
+    HandCard,
+    Hint,
+    PlayerPanel,
+    ResultModel,
+    SinceModel,
+    StatusModel,
+    TeamInfo,
+)
 from games.web.presenters.tutorial import SEAT as TUTORIAL_SEAT
 from games.web.presenters.tutorial import overview_steps, tutorial_model
 
@@ -100,7 +109,7 @@ class PageModel:
         self.finished = gv.game.status == Game.Status.FINISHED
 
     @cached_property
-    def board(self) -> dict[str, Any]:
+    def board(self) -> BoardModel:
         """The map (:func:`board_model`, looked up in this package when first used, so a test may replace
         ``games.web.presenters.board_model``)."""
         return board_model(self.view, self.names, self.gv.legal, self.gv.seat)
@@ -109,35 +118,33 @@ class PageModel:
     def board_choosing(self) -> bool:
         """Whether the viewer picks a territory on the map now (an advance or a redistribution)."""
         groups = actions_by_type(self.gv.legal)
-        return bool(
-            groups.get(ActionType.ADVANCE) or any(a["moves"] for a in groups.get(ActionType.REDISTRIBUTE, []))
-        )
+        return bool(groups.of(engine.Advance) or any(a.moves for a in groups.of(engine.Redistribute)))
 
     @cached_property
-    def players(self) -> list[dict[str, Any]]:
+    def players(self) -> list[PlayerPanel]:
         """The players panel (:func:`players_model`)."""
         return players_model(self.gv, self.names)
 
     @cached_property
-    def my_team(self) -> Any:
+    def my_team(self) -> TeamInfo | None:
         """The viewer's Allegiance team entry, or ``None`` (R105)."""
         return next((p.get("team_info") for p in self.players if p["is_me"]), None)
 
     @cached_property
-    def hand(self) -> list[dict[str, Any]]:
+    def hand(self) -> list[HandCard]:
         """The viewer's hand, each card with its label."""
         hand = self.me.get("hand", []) if self.me is not None else []
         return [{**c, "label": card_label(c)} for c in hand]
 
     @cached_property
-    def status(self) -> dict[str, Any]:
+    def status(self) -> StatusModel:
         """The status panel (:func:`status_model`); in the guided game, its turn overview highlights the
         hint's step (:func:`.tutorial.overview_steps`, issue 29)."""
         status = status_model(self.gv, self.names)
         return {**status, "steps": overview_steps(status["steps"], self.tutorial)}
 
     @cached_property
-    def decision(self) -> dict[str, Any]:
+    def decision(self) -> DecisionModel:
         """The decision panel (:func:`decision_model`)."""
         return decision_model(self.gv, self.names, self.now)
 
@@ -147,7 +154,7 @@ class PageModel:
         return self.gv.log_loader is not None
 
     @cached_property
-    def since(self) -> dict[str, Any]:
+    def since(self) -> SinceModel:
         """The "Since your last move" block at the top of the decision panel (:func:`.recent.since_model`,
         issue 29). It reads the log (``gv.log``), so it is cached like the panels: per game, position, seat,
         language and players' names (a warm page view reads no log). Empty, and not cached, for a view read
@@ -157,26 +164,26 @@ class PageModel:
         names = hashlib.blake2s(repr(sorted(self.names.items())).encode(), digest_size=8).hexdigest()
         game = self.gv.game
         key = f"since:{game.pk}:{game.seq}:{self.gv.seat}:{get_language()}:{names}"
-        found: dict[str, Any] | None = cache.get(key)
+        found: SinceModel | None = cache.get(key)
         if found is None:
             found = since_model(self.gv, self.names)
             cache.set(key, found, 900)
         return found
 
     @cached_property
-    def log(self) -> list[dict[str, Any]]:
+    def log(self) -> list[LogEntry]:
         """The log entries that have lines to show, newest first."""
         return [entry for entry in self.gv.log if entry["lines"]]
 
     @cached_property
-    def tutorial(self) -> dict[str, Any] | None:
+    def tutorial(self) -> Hint | None:
         """The guided first game's hint for its newcomer (:func:`.tutorial.tutorial_model`), else ``None``."""
         if not self.gv.game.tutorial or self.gv.seat != TUTORIAL_SEAT:
             return None
         return tutorial_model(self.view, self.gv.legal, self.names, lambda: self.gv.log)
 
     @cached_property
-    def result(self) -> dict[str, Any] | None:
+    def result(self) -> ResultModel | None:
         """The result panel of a finished game (:func:`result_model`)."""
         return result_model(self.gv)
 

@@ -4,13 +4,12 @@ supply, dispute and whether the viewer may pick it now."""
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from django.utils.translation import gettext as _
 
 from games import engine
-from games.engine import ActionType
-from games.web.presenters.common import actions_by_type, place_labels, seat_style
+from games.web.presenters.common import LegalActions, actions_by_type, place_labels, seat_style
+from games.web.presenters.shapes import BoardModel, TileModel
 
 #: Hex circumradius in SVG units (pointy-top axial layout: x = √3·(q + r/2), y = 1.5·r).
 HEX_SIZE = 46
@@ -80,24 +79,20 @@ def _viewbox(centres: list[tuple[float, float]]) -> tuple[str, float]:
     return box, width
 
 
-def _redistribution_locations(groups: dict[str, list[dict[str, Any]]]) -> set[str]:
+def _redistribution_locations(legal: LegalActions) -> set[str]:
     """Every location (``"castle"`` or a position id) a legal redistribution moves knights from or to."""
-    redis: set[str] = set()
-    for a in groups.get(ActionType.REDISTRIBUTE, []):
-        for m in a["moves"]:
-            redis.update((str(m["from"]), str(m["to"])))
-    return redis
+    return {end for a in legal.of(engine.Redistribute) for m in a.moves for end in (m.src, m.dst)}
 
 
 def board_model(
     view: engine.View,
     names: dict[int, str],
-    legal: list[dict[str, Any]] | None = None,
+    legal: list[engine.Action] | None = None,
     seat: int | None = None,
     prefix: str = "",
     interactive: bool = True,
     roving: bool = False,
-) -> dict[str, Any]:
+) -> BoardModel:
     """The SVG map: per position its geometry, labels, owner style, supply, dispute and whether the viewer
     may pick it now (advance target or redistribution location). The game page and the diagrams of the
     rules reference both draw with it (one map renderer, issue 15).
@@ -106,7 +101,7 @@ def board_model(
         view: a ``view_for`` view, its components named by :func:`games.components.localized_view` (a
             territory's ``text`` is its abilities).
         names: seat number -> public name.
-        legal: the viewer's legal action payloads (none: nothing is pickable).
+        legal: the viewer's legal actions (none: nothing is pickable).
         seat: the viewer's seat (``None``: a spectator).
         prefix: put before the SVG's element ids, so several maps can share a page (``"d1-"``).
         interactive: whether tiles take keyboard focus (``False`` for a decorative icon).
@@ -114,12 +109,12 @@ def board_model(
             tabindex; the diagrams of ``/rules/``, so a page of many maps is not dozens of Tab stops).
 
     Returns:
-        ``{"tiles": [tile dict per position], "viewbox": str, "seats": [seat_style per seat],
-        "choosing": bool, "prefix": str, "interactive": bool, "roving": bool, "width": int}``
-        (coordinates and width in SVG units).
+        A :class:`~.shapes.BoardModel`: ``tiles`` (a :class:`~.shapes.TileModel` per position),
+        ``viewbox``, ``seats`` (:func:`seat_style` per seat), ``choosing``, ``prefix``, ``interactive``,
+        ``roving`` and ``width`` (coordinates and width in SVG units).
     """
     groups = actions_by_type(legal or [])
-    targets = {str(a["to"]) for a in groups.get(ActionType.ADVANCE, [])}
+    targets = {a.to for a in groups.of(engine.Advance)}
     picks = _Picks(targets, _redistribution_locations(groups), seat)
     places = place_labels(view, lakes=True)
     tiles = [_tile(view, pos, names, picks, places) for pos in view["map"]]
@@ -153,10 +148,10 @@ def _tile(
     names: dict[int, str],
     picks: _Picks,
     places: dict[str, tuple[str, str]],
-) -> dict[str, Any]:
+) -> TileModel:
     """The map entry of one position (a lake, a castle or a territory)."""
     x, y = _centre(pos)
-    tile: dict[str, Any] = {
+    tile: TileModel = {
         "id": pos["id"],
         "kind": pos["kind"],
         "x": round(x, 1),
@@ -189,7 +184,7 @@ def _tile(
     return tile
 
 
-def _place_badges(tile: dict[str, Any], x: float) -> None:
+def _place_badges(tile: TileModel, x: float) -> None:
     """Where the knight badges sit (issue 29): the holder's centred; in a battle the attacker's beside it in
     the same row (left: holder, right: attacker), so neither covers the capacity line under them. Adds
     ``badge_x``/``badge_left`` (the holder's text centre and box) and the attacker's ``x``/``left``."""
@@ -203,17 +198,15 @@ def _place_badges(tile: dict[str, Any], x: float) -> None:
 
 
 def _castle(
-    tile: dict[str, Any], view: engine.View, pos: engine.TileView, names: dict[int, str], picks: _Picks
+    tile: TileModel, view: engine.View, pos: engine.TileView, names: dict[int, str], picks: _Picks
 ) -> None:
     seat = pos["seat"]
-    tile.update(
-        name=pos["name"],
-        seat=seat,
-        style=seat_style(view, seat),
-        knights=pos["knights"],
-        pickable=seat == picks.seat and "castle" in picks.redistribution,
-        loc="castle" if seat == picks.seat else pos["id"],
-    )
+    tile["name"] = pos["name"]
+    tile["seat"] = seat
+    tile["style"] = seat_style(view, seat)
+    tile["knights"] = pos["knights"]
+    tile["pickable"] = seat == picks.seat and "castle" in picks.redistribution
+    tile["loc"] = "castle" if seat == picks.seat else pos["id"]
     tile["label"] = _("Castle %(name)s of %(who)s: %(n)s knights") % {
         "name": pos["name"],
         "who": names.get(seat, "?"),
@@ -222,7 +215,7 @@ def _castle(
 
 
 def _territory(
-    tile: dict[str, Any],
+    tile: TileModel,
     view: engine.View,
     pos: engine.TileView,
     names: dict[int, str],
@@ -231,26 +224,24 @@ def _territory(
 ) -> None:
     owner = pos.get("owner")
     capacity = int(pos.get("capacity") or DEFAULT_CAPACITY)
-    tile.update(
-        name=place[1],
-        full_name=place[0],
-        tile=pos["tile"],
-        vp=pos["vp"],
-        pips=range(int(pos["vp"] or 0)),
-        capacity=capacity if capacity != DEFAULT_CAPACITY else None,
-        owner=owner,
-        style=seat_style(view, owner) if owner is not None else None,
-        knights=pos["knights"],
-        unsupplied=owner is not None and not pos.get("supplied"),
-        pickable=pos["id"] in picks.redistribution or pos["id"] in picks.targets,
-        loc=pos["id"],
-        text=str(pos.get("text", "")),
-        type_name=str(pos["name"]),
-    )
+    tile["name"] = place[1]
+    tile["full_name"] = place[0]
+    tile["tile"] = pos["tile"]
+    tile["vp"] = pos["vp"]
+    tile["pips"] = range(int(pos["vp"] or 0))
+    tile["capacity"] = capacity if capacity != DEFAULT_CAPACITY else None
+    tile["owner"] = owner
+    tile["style"] = seat_style(view, owner) if owner is not None else None
+    tile["knights"] = pos["knights"]
+    tile["unsupplied"] = owner is not None and not pos.get("supplied")
+    tile["pickable"] = pos["id"] in picks.redistribution or pos["id"] in picks.targets
+    tile["loc"] = pos["id"]
+    tile["text"] = str(pos.get("text", ""))
+    tile["type_name"] = str(pos["name"])
     tile["label"] = _territory_label(tile, pos, capacity, names)
 
 
-def _territory_label(tile: dict[str, Any], pos: engine.TileView, capacity: int, names: dict[int, str]) -> str:
+def _territory_label(tile: TileModel, pos: engine.TileView, capacity: int, names: dict[int, str]) -> str:
     """The screen-reader label of a territory: name, VP, capacity, owner, supply, dispute, target, text."""
     owner = pos.get("owner")
     parts = [tile["full_name"], _("%(vp)s VP") % {"vp": pos["vp"]}]

@@ -13,14 +13,17 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 import nh3
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 from django.utils.html import escape, urlize
 from django.utils.safestring import SafeString, mark_safe
 
+from accounts.models import User
 from games.chat import Channel, ChatLine, ChatView, chat_view
 from games.models import ChatMessage, ChatMute, Game
+from games.selectors import LogEntry
 from games.services.chat_ids import public_id
 
 #: What a rendered message may contain after sanitizing: links and mention marks, nothing else.
@@ -31,7 +34,7 @@ _SCHEMES = {"http", "https", "mailto"}
 LINK_REL = "nofollow noopener noreferrer ugc"
 #: What the chat partials show only after a write or for a poll: a refusal and the text refused, a notice
 #: (and whom to unmute: seat, name), the lines new since the poller's version.
-PANEL_DEFAULTS: dict[str, Any] = {
+PANEL_DEFAULTS: dict[str, object] = {
     "chat_error": "",
     "chat_text": "",
     "chat_notice": "",
@@ -142,12 +145,12 @@ class ChatPanel:
         """The lines of the shown channel newer than the message with key ``seen`` (a decoded cursor)."""
         return [line for line in self.lines if line.pk > seen]
 
-    def mixed_log(self, log: list[dict[str, Any]]) -> list[Any]:
+    def mixed_log(self, log: list[LogEntry]) -> list[LogEntry] | list[LogEntry | Line]:
         """The game log (newest first) with the table talk interleaved by time when :attr:`mixed`, else
         ``log`` itself."""
         if not self.mixed or not self.table:
             return log
-        merged: list[Any] = []
+        merged: list[LogEntry | Line] = []
         talk = sorted(self.table, key=lambda line: line.pk, reverse=True)
         index = 0
         for entry in log:
@@ -179,7 +182,12 @@ def _line(line: ChatLine, name: str) -> Line:
 
 
 def chat_panel(
-    game: Game, user: Any, key: str = "table", before: int | None = None, *, mixed: bool = False
+    game: Game,
+    user: AbstractBaseUser | AnonymousUser,
+    key: str = "table",
+    before: int | None = None,
+    *,
+    mixed: bool = False,
 ) -> ChatPanel:
     """The chat panel of ``game`` for ``user``, showing channel ``key`` (its newest page, or the page before
     the message with key ``before``, a decoded cursor); ``mixed``: also read the table's newest page for the
@@ -211,7 +219,7 @@ def chat_panel(
     return panel
 
 
-def _table(game: Game, user: Any, name: str) -> list[Line]:
+def _table(game: Game, user: AbstractBaseUser | AnonymousUser, name: str) -> list[Line]:
     return _lines(chat_view(game, user, "table"), name)
 
 
@@ -221,7 +229,7 @@ def chat_newer(game_id: int, seen: int) -> bool:
     return ChatMessage.objects.filter(game_id=game_id, id__gt=seen).exists()
 
 
-def muted_seats(game: Game, user: Any) -> list[tuple[int, str]]:
+def muted_seats(game: Game, user: User) -> list[tuple[int, str]]:
     """The seats of ``game`` whose players ``user`` has muted, as (seat number, name), in seat order."""
     seats = [s for s in game.seats.all() if s.user_id is not None and s.user_id != user.pk]
     muted = set(

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from typing import Any
+from collections.abc import Iterable
+from typing import TypeVar
 
 from django.utils.translation import gettext_lazy
 
 from games import engine
+from games.web.presenters.shapes import SeatStyle
 
 #: Content colour name -> (fill, light tint). Chosen to stay distinct under the common colour-vision
 #: deficiencies (Okabe–Ito based); every seat also gets a pattern and an initial, so colour is never the
@@ -28,7 +30,7 @@ SEAT_COLOURS: dict[str, tuple[str, str]] = {
 SEAT_PATTERNS = ("dots", "checks", "diamonds", "rings", "crosses", "triangles")
 
 
-def seat_style(view: engine.View | None, seat: int) -> dict[str, Any]:
+def seat_style(view: engine.View | None, seat: int) -> SeatStyle:
     """Colour, tint, pattern id and initial of ``seat`` (the initial is its castle's, unique per seat).
 
     Args:
@@ -36,8 +38,7 @@ def seat_style(view: engine.View | None, seat: int) -> dict[str, Any]:
         seat: the seat number (0..n-1).
 
     Returns:
-        ``{"seat", "colour", "tint", "colour_name", "pattern", "pattern_id", "initial", "castle"}``; colours
-        are ``#rrggbb`` strings.
+        A :class:`~.shapes.SeatStyle`; colours are ``#rrggbb`` strings.
     """
     colour = "red"
     castle = "?"
@@ -71,13 +72,35 @@ def crown_of(player: engine.PlayerView) -> engine.ArtefactView | None:
     return next((a for a in player["artefacts"] if a["type"] == engine.ArtefactType.CROWN), None)
 
 
-def actions_by_type(legal: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    """The legal action payloads grouped by their ``"type"`` (a type without actions has no key; look up
-    with an :class:`~games.engine.ActionType`, which equals its string)."""
-    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for action in legal:
-        groups[str(action["type"])].append(action)
-    return dict(groups)
+ActionT = TypeVar("ActionT", bound=engine.Action)
+
+
+class LegalActions:
+    """The viewer's legal actions (``GameView.legal``: engine actions, issue 31 §1) grouped by action type.
+
+    ``ActionType.ADVANCE in legal`` says whether a type has any; ``legal.of(engine.Advance)`` gives that
+    type's actions, typed, in the engine's order.
+    """
+
+    __slots__ = ("_groups",)
+
+    def __init__(self, legal: Iterable[engine.Action]) -> None:
+        groups: dict[str, list[engine.Action]] = {}
+        for action in legal:
+            groups.setdefault(action.TYPE, []).append(action)
+        self._groups = groups
+
+    def __contains__(self, action_type: object) -> bool:
+        return action_type in self._groups
+
+    def of(self, cls: type[ActionT]) -> list[ActionT]:
+        """The legal actions of class ``cls`` (e.g. :class:`games.engine.Advance`); ``[]`` for none."""
+        return [a for a in self._groups.get(cls.TYPE, ()) if isinstance(a, cls)]
+
+
+def actions_by_type(legal: Iterable[engine.Action]) -> LegalActions:
+    """The legal actions grouped by their type (:class:`LegalActions`)."""
+    return LegalActions(legal)
 
 
 def card_label(card: engine.CardView) -> str:

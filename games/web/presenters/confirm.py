@@ -6,40 +6,30 @@ Web forms only: the JSON API and email links have their own explicit steps."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from games import engine
 from games.components import content_of
-from games.engine import ActionType, Phase
+from games.engine import Phase
 from games.web.presenters.common import artefact_owner, crown_of, place_labels
 
 
-def may_ask(payload: dict[str, Any]) -> bool:
-    """Whether ``payload`` is of a kind :func:`confirmation` can ask about at all (cheap: no view needed),
+def may_ask(action: engine.Action) -> bool:
+    """Whether ``action`` is of a kind :func:`confirmation` can ask about at all (cheap: no view needed),
     so other submits skip reading the position a second time."""
-    kind = payload.get("type")
-    if kind == ActionType.RESPOND:
-        return bool(payload.get("fracture"))
-    return kind in (
-        ActionType.END_TURN,
-        ActionType.TACTICAL_ADVANCE,
-        ActionType.FRACTURE,
-        ActionType.ADVANCE,
-        ActionType.USE_CROWN,
+    if isinstance(action, engine.Respond):
+        return bool(action.fracture)
+    return isinstance(
+        action, (engine.EndTurn, engine.TacticalAdvance, engine.Fracture, engine.Advance, engine.UseCrown)
     )
 
 
-def _weak_attack(view: engine.View, payload: dict[str, Any]) -> dict[str, str] | None:
+def _weak_attack(view: engine.View, advance: engine.Advance) -> dict[str, str] | None:
     """ "Attack with 1 knight against 4?" for an advance that starts a battle (R57) with fewer knights than
     the defender has there (a castle under Castle Siege counts 8, R113); ``None`` otherwise."""
-    tile = next((t for t in view["map"] if t["id"] == str(payload.get("to", ""))), None)
-    try:
-        knights = int(payload.get("knights", 0))
-    except (TypeError, ValueError):
-        return None
+    tile = next((t for t in view["map"] if t["id"] == advance.to), None)
+    knights = advance.knights
     if tile is None:
         return None
     if tile["kind"] == "castle":
@@ -64,21 +54,21 @@ def _weak_attack(view: engine.View, payload: dict[str, Any]) -> dict[str, str] |
     }
 
 
-def _crown_question(view: engine.View, payload: dict[str, Any]) -> dict[str, str] | None:
+def _crown_question(view: engine.View, use: engine.UseCrown) -> dict[str, str] | None:
     """The question before a crown use that hurts its user or does nothing (issue 29): destroying one's own
     artefact with the Crown of Corruption (R41), the Crown of Order with no card to return (R101)."""
     me = view["viewer"]
     if me is None:
         return None
     crown = crown_of(view["players"][me])
-    if payload.get("artefact") and payload.get("player") == me:
-        name = artefact_owner(view, str(payload["artefact"]))[1]
+    if use.artefact and use.player == me:
+        name = artefact_owner(view, use.artefact)[1]
         return {
             "question": _("Destroy your own %(artefact)s? It is turned face down and cannot be taken back.")
             % {"artefact": name},
             "yes": _("Yes, destroy my own artefact"),
         }
-    if crown is not None and crown["ability"] == "order" and not payload.get("card"):
+    if crown is not None and crown["ability"] == "order" and not use.card:
         return {
             "question": _(
                 "This changes nothing now: no card was discarded on a previous turn. Use the %(crown)s "
@@ -90,18 +80,17 @@ def _crown_question(view: engine.View, payload: dict[str, Any]) -> dict[str, str
     return None
 
 
-def confirmation(view: engine.View, payload: dict[str, Any]) -> dict[str, str] | None:
-    """The question to ask before ``payload`` is sent, or ``None`` when it needs none.
+def confirmation(view: engine.View, action: engine.Action) -> dict[str, str] | None:
+    """The question to ask before ``action`` is applied, or ``None`` when it needs none.
 
     Args:
         view: the viewer's view (names already in the reader's language).
-        payload: the action the form would send.
+        action: the action the form sent.
 
     Returns:
         ``{"question", "yes"}``: the sentence and the confirming button's label.
     """
-    kind = payload.get("type")
-    if kind == ActionType.END_TURN and view["phase"] == Phase.WINDOW and view["manoeuvres_left"] > 0:
+    if isinstance(action, engine.EndTurn) and view["phase"] == Phase.WINDOW and view["manoeuvres_left"] > 0:
         n = view["manoeuvres_left"]
         return {
             "question": ngettext(
@@ -112,20 +101,20 @@ def confirmation(view: engine.View, payload: dict[str, Any]) -> dict[str, str] |
             % {"n": n},
             "yes": _("Yes, end my turn"),
         }
-    if kind == ActionType.ADVANCE:
-        return _weak_attack(view, payload)
-    if kind == ActionType.USE_CROWN:
-        return _crown_question(view, payload)
-    if kind == ActionType.TACTICAL_ADVANCE:
+    if isinstance(action, engine.Advance):
+        return _weak_attack(view, action)
+    if isinstance(action, engine.UseCrown):
+        return _crown_question(view, action)
+    if isinstance(action, engine.TacticalAdvance):
         return {
             "question": _(
                 "Play Tactical Advance? The card is spent even if you do not use the extra manoeuvre."
             ),
             "yes": _("Yes, play Tactical Advance"),
         }
-    targets = [str(payload["target"])] if kind == ActionType.FRACTURE else []
-    if kind == ActionType.RESPOND:
-        targets = [str(t) for t in payload.get("fracture") or []]
+    targets = [action.target] if isinstance(action, engine.Fracture) else []
+    if isinstance(action, engine.Respond):
+        targets = list(action.fracture)
     if targets:
         names = ", ".join(artefact_owner(view, t)[1] for t in targets)
         return {

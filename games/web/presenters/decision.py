@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Literal, TypeVar
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
+from django_stubs_ext import StrPromise
 
 from games import engine
 from games.actions_ui import ACTION_KINDS, FormShape
@@ -20,11 +21,37 @@ from games.bots import stand_ins
 from games.components import DEFAULT_CONTENT, artefact_name, content_of, territory_name
 from games.engine import ActionType, PromptKind
 from games.selectors import GameView
-from games.web.presenters.common import actions_by_type, artefact_owner, card_label, crown_of, place_labels
+from games.web.presenters.common import (
+    LegalActions,
+    actions_by_type,
+    artefact_owner,
+    card_label,
+    crown_of,
+    place_labels,
+)
+from games.web.presenters.shapes import (
+    AdvanceForm,
+    AdvanceOption,
+    CardStub,
+    ChoiceOption,
+    CrownForm,
+    DecisionForm,
+    DecisionModel,
+    FearForm,
+    InsightForm,
+    ProsperityForm,
+    RedistributeForm,
+    RespondForm,
+    TargetOption,
+    UndoModel,
+    WaitingModel,
+    WindowAnswer,
+    WindowArtefact,
+)
 from games.web.presenters.undo import undo_model
 from games.web.presenters.why_not import why_not
 
-PROMPT_HEADLINES: dict[str, Any] = {
+PROMPT_HEADLINES: dict[str, StrPromise] = {
     PromptKind.TURN: gettext_lazy(
         "Your turn: play resource cards, use your crown, start a manoeuvre or end your turn."
     ),
@@ -48,7 +75,7 @@ PROMPT_HEADLINES: dict[str, Any] = {
 _DISCARD_RULES = {"territory": "R86", "crown": "R41", "orb": "R75", "sceptre": "R65"}
 
 
-def prompt_headline(prompt: dict[str, Any], view: engine.View) -> str:
+def prompt_headline(prompt: Mapping[str, object], view: engine.View) -> str:
     """The headline of the viewer's ``prompt`` (:data:`PROMPT_HEADLINES`). A "may discard" offer says what
     gives it and the rule (issue 29): "You conquered the Fortress, so you may discard any 1 card from your
     hand — R86." (the page links the rule number, ``rule_links``).
@@ -60,7 +87,8 @@ def prompt_headline(prompt: dict[str, Any], view: engine.View) -> str:
     """
     kind = str(prompt["kind"])
     plain = str(PROMPT_HEADLINES.get(kind, _("The game waits for your decision.")))
-    source = str((prompt.get("detail") or {}).get("source", ""))
+    detail = prompt.get("detail") or {}  # a dict (``engine.Prompt.to_dict``)
+    source = str(detail.get("source", "")) if isinstance(detail, dict) else ""
     content = content_of(str(view.get("content", {}).get("id", DEFAULT_CONTENT)))
     if kind != PromptKind.MAY_DISCARD or not source or content is None:
         return plain
@@ -90,7 +118,7 @@ class _Context:
     hand: dict[str, engine.CardView]
     places: dict[str, tuple[str, str]]
 
-    def name(self, seat: Any) -> str:
+    def name(self, seat: int) -> str:
         """The name of a seat number (``"?"`` when unknown)."""
         return self.names.get(int(seat), "?")
 
@@ -111,16 +139,19 @@ def _location_label(ctx: _Context, loc: str) -> str:
     }
 
 
-def _unique(values: Any) -> list[Any]:
+_T = TypeVar("_T")
+
+
+def _unique(values: Iterable[_T]) -> list[_T]:
     """The values in first-seen order, each once."""
-    out: list[Any] = []
+    out: list[_T] = []
     for value in values:
         if value not in out:
             out.append(value)
     return out
 
 
-def _target_option(ctx: _Context, value: str, owner: int | None, name: str) -> dict[str, Any]:
+def _target_option(ctx: _Context, value: str, owner: int | None, name: str) -> TargetOption:
     """One entry of a target list: ``{"value", "label" ("Sceptre of Rage — Bot 1", or "… (yours)" for the
     viewer's own), "own"}``."""
     own = owner is not None and owner == ctx.me
@@ -128,54 +159,47 @@ def _target_option(ctx: _Context, value: str, owner: int | None, name: str) -> d
     return {"value": value, "label": f"{name} — {who}", "own": own}
 
 
-def _others_first(options: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _others_first(options: list[TargetOption]) -> list[TargetOption]:
     """Target options with the viewer's own listed last (issue 29: never the first, never pre-selected)."""
     return sorted(options, key=lambda o: bool(o.get("own")))
 
 
-def _fracture_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
+def _fracture_form(ctx: _Context, legal: LegalActions) -> list[TargetOption]:
     options = []
-    for a in actions:
-        owner, name = artefact_owner(ctx.view, str(a["target"]))
-        options.append(_target_option(ctx, str(a["target"]), owner, name))
+    for a in legal.of(engine.Fracture):
+        owner, name = artefact_owner(ctx.view, a.target)
+        options.append(_target_option(ctx, a.target, owner, name))
     return _others_first(options)
 
 
-def _crown_form(ctx: _Context, uses: list[dict[str, Any]]) -> Any:
+def _crown_form(ctx: _Context, legal: LegalActions) -> CrownForm:
     view, me = ctx.view, ctx.me
+    uses = legal.of(engine.UseCrown)
     crown = crown_of(view["players"][me]) if me is not None else None
-    form: dict[str, Any] = {"name": crown["name"] if crown else _("your crown"), "mode": "plain"}
-    if any("artefact" in u for u in uses):
+    form: CrownForm = {"name": crown["name"] if crown else _("your crown"), "mode": "plain"}
+    targeted = [(u.player, u.artefact) for u in uses if u.artefact is not None and u.player is not None]
+    players = [u.player for u in uses if u.player is not None]
+    cards = [u.card for u in uses if u.card is not None]
+    if targeted:
         form["mode"] = "corruption"
         form["options"] = _others_first(
             [
-                _target_option(
-                    ctx,
-                    f"{u['player']}:{u['artefact']}",
-                    int(u["player"]),
-                    artefact_owner(view, str(u["artefact"]))[1],
-                )
-                for u in uses
-                if "artefact" in u
+                _target_option(ctx, f"{player}:{artefact}", player, artefact_owner(view, artefact)[1])
+                for player, artefact in targeted
             ]
         )
-    elif any("player" in u for u in uses):
+    elif players:
         form["mode"] = "player"
         form["options"] = _others_first(
-            [
-                {"value": u["player"], "label": ctx.name(u["player"]), "own": u["player"] == me}
-                for u in uses
-                if "player" in u
-            ]
+            [{"value": player, "label": ctx.name(player), "own": player == me} for player in players]
         )
-    elif any("card" in u for u in uses):
+    elif cards:
         discard = {c["id"]: c for c in view["players"][me]["discard"]} if me is not None else {}
         form["mode"] = "card"
-        form["options"] = [
-            {"value": u["card"], "label": _card_label_or_id(discard.get(str(u["card"])), str(u["card"]))}
-            for u in uses
-            if "card" in u
+        card_options: list[ChoiceOption] = [
+            {"value": card, "label": _card_label_or_id(discard.get(card), card)} for card in cards
         ]
+        form["options"] = card_options
     elif crown is not None and crown["ability"] == "order":
         # the Crown of Order with no card to return does nothing (R101): the form says so, and using it
         # anyway asks first (confirm.py)
@@ -183,17 +207,17 @@ def _crown_form(ctx: _Context, uses: list[dict[str, Any]]) -> Any:
     return form
 
 
-def _redistribute_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
+def _redistribute_form(ctx: _Context, legal: LegalActions) -> RedistributeForm:
     view, me = ctx.view, ctx.me
-    moves = [m for a in actions for m in a["moves"]]
-    sources = _unique(m["from"] for m in moves)
-    dests = _unique(m["to"] for m in moves)
+    moves = [m for a in legal.of(engine.Redistribute) for m in a.moves]
+    sources = _unique(m.src for m in moves)
+    dests = _unique(m.dst for m in moves)
     return {
         "sources": [
             {
                 "value": s,
                 "label": _location_label(ctx, s),
-                "dests": " ".join(_unique(m["to"] for m in moves if m["from"] == s)),
+                "dests": " ".join(_unique(m.dst for m in moves if m.src == s)),
             }
             for s in sources
         ],
@@ -210,11 +234,11 @@ def _card_label_or_id(card: engine.CardView | None, card_id: str) -> str:
     return card_id if card is None else card_label(card)
 
 
-def _advance_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
+def _advance_form(ctx: _Context, legal: LegalActions) -> AdvanceForm:
     best: dict[str, int] = {}
-    for a in actions:
-        best[str(a["to"])] = max(best.get(str(a["to"]), 0), int(a["knights"]))
-    options = []
+    for a in legal.of(engine.Advance):
+        best[a.to] = max(best.get(a.to, 0), a.knights)
+    options: list[AdvanceOption] = []
     for to, most in best.items():
         tile = next((t for t in ctx.view["map"] if t["id"] == to), None)
         owner = tile.get("owner") if tile is not None else None
@@ -234,12 +258,12 @@ def _advance_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
     return {"options": options, "max": max(best.values())}
 
 
-def _respond_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
+def _respond_form(ctx: _Context, legal: LegalActions) -> RespondForm:
     view = ctx.view
     window = view["window"]
-    targets = _unique(t for a in actions for t in a["fracture"])
+    targets = _unique(t for a in legal.of(engine.Respond) for t in a.fracture)
     in_turn = window is not None and window["mode"] == "in_turn"
-    answers = [
+    answers: list[WindowAnswer] = [
         {
             "who": ctx.name(a["seat"]),
             "target": artefact_owner(view, a["fracture"])[1] if a["fracture"] else None,
@@ -264,7 +288,7 @@ def _respond_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
     }
 
 
-def _window_artefact(ctx: _Context, art_id: str) -> dict[str, str]:
+def _window_artefact(ctx: _Context, art_id: str) -> WindowArtefact:
     """An artefact of a response window: ``{"name", "who" (its owner's name), "text" (when and what, as
     :func:`games.components.localized_view` wrote it: to its owner "When you defend …", to anyone else
     "When its owner defends …", issue 29)}``."""
@@ -280,31 +304,31 @@ def _window_artefact(ctx: _Context, art_id: str) -> dict[str, str]:
     return {"name": art_id, "who": "", "text": ""}
 
 
-def _card(ctx: _Context, card_id: Any) -> engine.CardView | dict[str, Any]:
+def _card(ctx: _Context, card_id: str) -> engine.CardView | CardStub:
     """The viewer's card of that id, or a stand-in named by the id."""
     card = ctx.hand.get(str(card_id))
     return card if card is not None else {"id": card_id, "name": card_id}
 
 
-def _conflict_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
-    return [_card(ctx, a["card"]) for a in actions]
+def _conflict_form(ctx: _Context, legal: LegalActions) -> list[engine.CardView | CardStub]:
+    return [_card(ctx, a.card) for a in legal.of(engine.ChooseConflict)]
 
 
-def _support_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
-    return [_card(ctx, c) for c in _unique(c for a in actions for c in a["cards"])]
+def _support_form(ctx: _Context, legal: LegalActions) -> list[engine.CardView | CardStub]:
+    return [_card(ctx, c) for c in _unique(c for a in legal.of(engine.PlaySupport) for c in a.cards)]
 
 
-def _discard_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
-    return [_card(ctx, a["card"]) for a in actions if a["card"]]
+def _discard_form(ctx: _Context, legal: LegalActions) -> list[engine.CardView | CardStub]:
+    return [_card(ctx, a.card) for a in legal.of(engine.DiscardChoice) if a.card]
 
 
-def _insight_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
+def _insight_form(ctx: _Context, legal: LegalActions) -> InsightForm:
     choice = ctx.view["choice"]
     look = choice.get("cards", []) if choice is not None else []
     return {"cards": look, "positions": list(range(len(look)))}
 
 
-def _prosperity_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
+def _prosperity_form(ctx: _Context, legal: LegalActions) -> ProsperityForm:
     choice = ctx.view["choice"]
     if choice is None:
         return {"cards": [], "target": ""}
@@ -312,7 +336,7 @@ def _prosperity_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
     return {"cards": choice.get("cards", []), "target": ctx.name(target) if target is not None else ""}
 
 
-def _fear_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
+def _fear_form(ctx: _Context, legal: LegalActions) -> FearForm:
     battle = ctx.view["battle"]
     rival = None
     if battle is not None:
@@ -324,8 +348,9 @@ def _fear_form(ctx: _Context, actions: list[dict[str, Any]]) -> Any:
 
 
 #: The form builder of every action type that is not :attr:`~games.actions_ui.FormShape.PLAIN` (a plain
-#: one is a button: its form is ``True``): ``(context, its legal actions) -> what the template shows``.
-FORM_BUILDERS: dict[ActionType, Callable[[_Context, list[dict[str, Any]]], Any]] = {
+#: one is a button: its form is ``True``): ``(context, the legal actions) -> what the template shows``; each
+#: reads its own type's actions (``legal.of(engine.Advance)``).
+FORM_BUILDERS: dict[ActionType, Callable[[_Context, LegalActions], DecisionForm]] = {
     ActionType.FRACTURE: _fracture_form,
     ActionType.USE_CROWN: _crown_form,
     ActionType.REDISTRIBUTE: _redistribute_form,
@@ -340,7 +365,7 @@ FORM_BUILDERS: dict[ActionType, Callable[[_Context, list[dict[str, Any]]], Any]]
 }
 
 
-def decision_forms(gv: GameView, names: dict[int, str]) -> dict[str, Any]:
+def decision_forms(gv: GameView, names: dict[int, str]) -> dict[str, Literal[True] | DecisionForm]:
     """The viewer's forms: action type (its string value) -> what its form shows, for every type with at
     least one legal action, in :data:`games.actions_ui.ACTION_KINDS` order (empty for a spectator or a
     seat the game does not wait for)."""
@@ -350,17 +375,16 @@ def decision_forms(gv: GameView, names: dict[int, str]) -> dict[str, Any]:
     hand = {c["id"]: c for c in view["players"][me].get("hand", [])} if me is not None else {}
     ctx = _Context(view, me, names, hand, place_labels(view))
     groups = actions_by_type(gv.legal)
-    forms: dict[str, Any] = {}
+    forms: dict[str, Literal[True] | DecisionForm] = {}
     for kind in ACTION_KINDS.values():
         if kind.type in groups:
-            actions = groups[kind.type]
             forms[kind.type.value] = (
-                True if kind.shape == FormShape.PLAIN else FORM_BUILDERS[kind.type](ctx, actions)
+                True if kind.shape == FormShape.PLAIN else FORM_BUILDERS[kind.type](ctx, groups)
             )
     return forms
 
 
-def decision_model(gv: GameView, names: dict[int, str], now: datetime) -> dict[str, Any]:
+def decision_model(gv: GameView, names: dict[int, str], now: datetime) -> DecisionModel:
     """The viewer's decision: one form per kind of legal action (grouped by ``type``), with the prompt key
     and ``expected_seq`` to post back; or who the game waits for and their deadline.
 
@@ -370,6 +394,7 @@ def decision_model(gv: GameView, names: dict[int, str], now: datetime) -> dict[s
         now: the current time (deadlines are shown relative to it).
 
     Returns:
+        A :class:`~.shapes.DecisionModel`:
         ``{"forms" (:func:`decision_forms`), "has_forms", "prompt" (the viewer's first prompt dict or
         ``None``), "prompt_key", "headline", "my_deadline", the keys of :func:`waiting_model`, "spectator",
         "sig" (12 hex digits that change when the decision does), "now", "why_not"
@@ -390,19 +415,19 @@ def decision_model(gv: GameView, names: dict[int, str], now: datetime) -> dict[s
         "forms": forms,
         "has_forms": bool(forms),
         "prompt": prompt,
-        "prompt_key": prompt["key"] if prompt else "",
+        "prompt_key": str(prompt["key"]) if prompt else "",
         "headline": headline,
         "my_deadline": gv.deadlines.get(me) if me is not None and prompt is not None else None,
         **waits,
         "spectator": me is None,
         "sig": _signature(gv, waiting_seats, undo),
         "now": now,
-        "why_not": why_not(view, gv.legal, me),
+        "why_not": why_not(view, gv.blocked, gv.legal, me),
         "undo": undo,
     }
 
 
-def waiting_model(gv: GameView, waiting_seats: list[int], names: dict[int, str]) -> dict[str, Any]:
+def waiting_model(gv: GameView, waiting_seats: list[int], names: dict[int, str]) -> WaitingModel:
     """Who the viewer waits for, in words that say no more than the viewer may know (issue 29 §1).
 
     * In a Fracture window nobody is named: "Waiting for the other players" (a bot that thinks there, or
@@ -416,6 +441,7 @@ def waiting_model(gv: GameView, waiting_seats: list[int], names: dict[int, str])
         names: seat -> public name.
 
     Returns:
+        A :class:`~.shapes.WaitingModel`:
         ``{"waiting_window" (bool), "thinking_names", "waiting_names" (lists of names), "waiting_deadline"
         (datetime or ``None``), "own_auto" (the sentence for a decision the server takes for the viewer,
         or ""), "rest_of_turn" (bool: it is the viewer's own turn, interrupted by what others decide, so
@@ -449,7 +475,7 @@ def rest_of_turn(gv: GameView) -> bool:
     return not any(p["kind"] == PromptKind.TURN for p in gv.my_prompts)
 
 
-def _signature(gv: GameView, waiting_seats: list[int], undo: Any) -> str:
+def _signature(gv: GameView, waiting_seats: list[int], undo: UndoModel | None) -> str:
     """12 hex digits of what the panel shows: the legal actions, the viewer's prompt keys, the seats waited
     for, the undo offer and whether the game is over (the page's poll swaps the panel only when they
     change; without the winners, a game that ended while the viewer had nothing to decide kept saying
@@ -457,7 +483,7 @@ def _signature(gv: GameView, waiting_seats: list[int], undo: Any) -> str:
     assert gv.view is not None
     sig_source = json.dumps(
         {
-            "legal": gv.legal,
+            "legal": [a.to_dict() for a in gv.legal],
             "keys": [p["key"] for p in gv.my_prompts],
             "waiting": waiting_seats,
             "undo": undo,

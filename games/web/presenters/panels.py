@@ -4,15 +4,25 @@ game stands (:func:`status_model`, with the battle under way) and the final resu
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
+from django_stubs_ext import StrPromise
 
 from games import engine
 from games.models import Game
 from games.selectors import GameView
 from games.web.presenters.common import place_labels, seat_style
+from games.web.presenters.shapes import (
+    BattleModel,
+    BattleSideModel,
+    PlayerPanel,
+    ResultModel,
+    ResultRow,
+    StatusModel,
+    StepItem,
+    TeamInfo,
+)
 
 TURN_STEPS = (
     gettext_lazy("Place three knights"),
@@ -39,7 +49,7 @@ BATTLE_STEPS = (
 )
 
 
-MOD_LABELS: dict[str, Any] = {
+MOD_LABELS: dict[str, StrPromise] = {
     "knights": gettext_lazy("knights"),
     "conflict": gettext_lazy("conflict"),
     "support": gettext_lazy("support"),
@@ -48,9 +58,9 @@ MOD_LABELS: dict[str, Any] = {
 }
 
 
-def players_model(gv: GameView, names: dict[int, str]) -> list[dict[str, Any]]:
+def players_model(gv: GameView, names: dict[int, str]) -> list[PlayerPanel]:
     """Player panels: colour, name, VP towards the goal, knights, dice, card counts, discard, artefacts,
-    team."""
+    team (:class:`~.shapes.PlayerPanel` each)."""
     view = gv.view
     assert view is not None
     victory = view["victory"]
@@ -59,34 +69,45 @@ def players_model(gv: GameView, names: dict[int, str]) -> list[dict[str, Any]]:
         if p["team"] is not None:
             teams[p["team"]].append(p["seat"])
     bots = {s.number for s in gv.seats if s.is_bot}
-    out: list[dict[str, Any]] = []
+    out: list[PlayerPanel] = []
     for p in view["players"]:
         seat = p["seat"]
-        item: dict[str, Any] = dict(p)
-        item.pop("hand", None)  # the hand is shown in its own panel, to its owner only
-        item["name"] = names.get(seat, "?")
-        item["style"] = seat_style(view, seat)
-        item["is_me"] = seat == gv.seat
-        item["is_bot"] = seat in bots
-        item["is_active"] = seat == view["active"] and not view["winners"]
         threshold = victory.get("player") or 0
-        if p["team"] is not None:
-            members = teams[p["team"]]
-            team_vp = sum(view["players"][m]["vp"] for m in members)
-            team_threshold = victory.get("team", {}).get(str(len(members)), 0)
-            item["team_info"] = {
-                "number": p["team"] + 1,
-                "mates": [names.get(m, "?") for m in members if m != seat],
-                "vp": team_vp,
-                "threshold": team_threshold,
-                "pct": min(100, round(100 * team_vp / team_threshold)) if team_threshold else 0,
-            }
-        item["threshold"] = threshold
-        item["pct"] = min(100, round(100 * p["vp"] / threshold)) if threshold else 0
-        item["artefacts"] = list(p["artefacts"])
-        item["discard"] = list(reversed(p["discard"]))  # newest first
+        item: PlayerPanel = {
+            **p,
+            "name": names.get(seat, "?"),
+            "style": seat_style(view, seat),
+            "is_me": seat == gv.seat,
+            "is_bot": seat in bots,
+            "is_active": seat == view["active"] and not view["winners"],
+            "team_info": _team_info(view, p, teams, names),
+            "threshold": threshold,
+            "pct": min(100, round(100 * p["vp"] / threshold)) if threshold else 0,
+            "artefacts": list(p["artefacts"]),
+            "discard": list(reversed(p["discard"])),  # newest first
+        }
+        item.pop("hand", None)  # the hand is shown in its own panel, to its owner only
         out.append(item)
     return out
+
+
+def _team_info(
+    view: engine.View, player: engine.PlayerView, teams: dict[int, list[int]], names: dict[int, str]
+) -> TeamInfo | None:
+    """``player``'s Allegiance team (R105, R109) with its VP towards the team goal; ``None`` without a team.
+    ``teams``: team number -> its seats."""
+    if player["team"] is None:
+        return None
+    members = teams[player["team"]]
+    team_vp = sum(view["players"][m]["vp"] for m in members)
+    team_threshold = view["victory"].get("team", {}).get(str(len(members)), 0)
+    return {
+        "number": player["team"] + 1,
+        "mates": [names.get(m, "?") for m in members if m != player["seat"]],
+        "vp": team_vp,
+        "threshold": team_threshold,
+        "pct": min(100, round(100 * team_vp / team_threshold)) if team_threshold else 0,
+    }
 
 
 def _current_turn_steps(view: engine.View) -> set[int]:
@@ -110,18 +131,20 @@ def _current_turn_steps(view: engine.View) -> set[int]:
     return {2} if before else {7}
 
 
-def status_model(gv: GameView, names: dict[int, str]) -> dict[str, Any]:
+def status_model(gv: GameView, names: dict[int, str]) -> StatusModel:
     """Where we are: the nine turn steps with the current ones marked and, during a battle, the nine battle
     steps and both combat scores broken down by source.
 
     Returns:
-        ``{"turn", "active_name", "steps": [{"n", "name", "current"}], "battle": battle dict or None,
-        "manoeuvres_left"}``.
+        A :class:`~.shapes.StatusModel`: ``{"turn", "active_name", "steps": [{"n", "name", "current"}],
+        "battle": battle dict or None, "manoeuvres_left"}``.
     """
     view = gv.view
     assert view is not None
     current = _current_turn_steps(view)
-    steps = [{"n": i + 1, "name": name, "current": i + 1 in current} for i, name in enumerate(TURN_STEPS)]
+    steps: list[StepItem] = [
+        {"n": i + 1, "name": name, "current": i + 1 in current} for i, name in enumerate(TURN_STEPS)
+    ]
     battle = view["battle"]
     return {
         "turn": view["turn"],
@@ -132,7 +155,7 @@ def status_model(gv: GameView, names: dict[int, str]) -> dict[str, Any]:
     }
 
 
-def _battle_model(gv: GameView, battle: engine.BattleView, names: dict[int, str]) -> dict[str, Any]:
+def _battle_model(gv: GameView, battle: engine.BattleView, names: dict[int, str]) -> BattleModel:
     """The battle under way: position, steps, both sides, support turn, result and cards on the table."""
     view = gv.view
     assert view is not None
@@ -165,7 +188,7 @@ def _name_or_none(names: dict[int, str], seat: int | None) -> str | None:
 
 def _battle_side(
     gv: GameView, side: engine.BattleSideView, role: str, names: dict[int, str]
-) -> dict[str, Any]:
+) -> BattleSideModel:
     """One ``side`` of a battle (``role``: ``"attacker"`` or ``"defender"``): who, knights, score parts,
     conflict card."""
     seat = side["seat"]
@@ -193,13 +216,13 @@ def _part_label(source: str, names: dict[int, str]) -> str:
     return str(MOD_LABELS.get(source, source.replace("_", " ").capitalize()))
 
 
-def result_model(gv: GameView) -> dict[str, Any] | None:
+def result_model(gv: GameView) -> ResultModel | None:
     """The final result (``None`` while the game runs): winners and every seat's place and VP."""
     game = gv.game
     if game.status != Game.Status.FINISHED:
         return None
     winners = set(game.winners or [])
-    rows: list[dict[str, Any]] = sorted(
+    rows: list[ResultRow] = sorted(
         (
             {
                 "name": s.name,

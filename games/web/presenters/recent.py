@@ -25,12 +25,12 @@ viewer knows; what followed from it in the same record (the battle it resolved, 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from games import engine
 from games.log import describe
 from games.selectors import GameView
 from games.web.presenters.common import place_labels
+from games.web.presenters.shapes import SinceItem, SinceModel
 
 E = engine.EventType
 
@@ -75,7 +75,7 @@ class _Item:
     announced: list[str] = field(default_factory=list)
     shown: bool = False  # a battle is shown once one of its events lies after the viewer's last move
 
-    def add(self, ev: dict[str, Any], line: str, seq: int) -> None:
+    def add(self, ev: engine.Event, line: str, seq: int) -> None:
         """Add ``ev``'s ``line`` (recorded at ``seq``)."""
         if not line:
             return
@@ -84,7 +84,7 @@ class _Item:
         if ev.get("type") in ANNOUNCED:
             self.announced.append(line)
 
-    def as_dict(self, index: int) -> dict[str, Any]:
+    def as_dict(self, index: int) -> SinceItem:
         """The template's item: ``{"lines", "seq", "battle", "key", "announce"}``."""
         announce = list(self.announced)
         if self.lines and self.lines[-1] not in announce:
@@ -107,7 +107,7 @@ def _places(view: engine.View) -> dict[str, str]:
     return places
 
 
-def _touches(ev: dict[str, Any], seat: int) -> bool:
+def _touches(ev: engine.Event, seat: int) -> bool:
     """Whether ``ev``, outside the viewer's battles, happened to the viewer (``seat``)."""
     kind = ev.get("type")
     if kind in (E.DISCARD, E.KNIGHTS_LOST, E.CUT_THROAT):
@@ -117,7 +117,7 @@ def _touches(ev: dict[str, Any], seat: int) -> bool:
     return kind == E.GAME_OVER
 
 
-def since_model(gv: GameView, names: dict[int, str]) -> dict[str, Any]:
+def since_model(gv: GameView, names: dict[int, str]) -> SinceModel:
     """The "Since your last move" block of the viewer's decision panel.
 
     Args:
@@ -126,6 +126,7 @@ def since_model(gv: GameView, names: dict[int, str]) -> dict[str, Any]:
         names: seat number -> public name.
 
     Returns:
+        A :class:`~.shapes.SinceModel`:
         ``{"items": [...], "more": n}``: the newest :data:`MOST` items, oldest first, each ``{"lines" (the
         log's sentences), "seq" (its newest record), "battle" (bool), "key" (unique per item and position),
         "announce" (what the live region reads: a battle's start, result and conquest and its newest line;

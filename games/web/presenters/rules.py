@@ -4,10 +4,11 @@ content set, the diagrams and the worked battle example drawn by the game's own 
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import cast
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
+from django_stubs_ext import StrPromise
 
 from games import engine
 from games.components import (
@@ -27,6 +28,7 @@ from games.log import describe
 from games.rulebook import SECTIONS, battle_frames, opening_state, rule_anchor, setup_state, supply_state
 from games.web.presenters.board import board_model
 from games.web.presenters.common import card_label
+from games.web.presenters.shapes import BoardModel, CardRow, ExampleFrame, RulesModel, TerritoryRow
 
 
 def _names() -> dict[int, str]:
@@ -34,19 +36,17 @@ def _names() -> dict[int, str]:
     return {0: _("Red"), 1: _("Blue")}
 
 
-def _diagram(state: engine.GameState, prefix: str, seat: int | None = None, show: str = "") -> dict[str, Any]:
+def _diagram(state: engine.GameState, prefix: str, seat: int | None = None, show: str = "") -> BoardModel:
     """A map of ``state`` as ``seat`` sees it (a spectator by default), with the places where the legal
     actions of type ``show`` (``"advance"``, ``"redistribute"``) may go marked."""
     view = localized_view(engine.view_for(state, seat), state.content)
-    legal = (
-        [a.to_dict() for a in engine.legal_actions(state, seat) if show == a.TYPE] if seat is not None else []
-    )
+    legal = [a for a in engine.legal_actions(state, seat) if show == a.TYPE] if seat is not None else []
     return board_model(view, _names(), legal, seat, prefix=prefix, roving=True)
 
 
-def _tile_icon(content: engine.Content, type_id: str, vp: int) -> dict[str, Any]:
+def _tile_icon(content: engine.Content, type_id: str, vp: int) -> BoardModel:
     """A territory type drawn alone by the map renderer, as the icon of its row (not focusable)."""
-    tile = {
+    tile: engine.TileView = {
         "id": "t0",
         "q": 0,
         "r": 0,
@@ -64,7 +64,7 @@ def _tile_icon(content: engine.Content, type_id: str, vp: int) -> dict[str, Any]
     return board_model(view, {}, prefix=f"icon-{type_id}-", interactive=False)
 
 
-def _territories(content: engine.Content) -> list[dict[str, Any]]:
+def _territories(content: engine.Content) -> list[TerritoryRow]:
     vps: dict[str, set[int]] = {}
     for type_id, vp, _count in content.tiles:
         vps.setdefault(type_id, set()).add(vp)
@@ -83,7 +83,7 @@ def _territories(content: engine.Content) -> list[dict[str, Any]]:
     ]
 
 
-def _artefacts(content: engine.Content) -> list[dict[str, Any]]:
+def _artefacts(content: engine.Content) -> list[dict[str, str]]:
     return [
         {
             "id": art_id,
@@ -96,25 +96,32 @@ def _artefacts(content: engine.Content) -> list[dict[str, Any]]:
     ]
 
 
-def _cards(content: engine.Content) -> list[dict[str, Any]]:
-    seen: dict[str, dict[str, Any]] = {}
+def _cards(content: engine.Content) -> list[CardRow]:
+    seen: dict[str, CardRow] = {}
     for cdef in content.cards:
         if cdef.id in seen:
             seen[cdef.id]["copies"] += 1
             continue
         value: int | str | None = "d6" if cdef.ambush else cdef.value
-        card: dict[str, Any] = {"id": cdef.id, "card": cdef.id, "kind": cdef.kind, "value": value}
-        card["name"] = card_name(cdef.id, content)
-        card["label"] = card_label(card)  # type: ignore[arg-type]
-        card["text"] = card_text(cdef.id, content)
-        card["copies"] = 1
-        seen[cdef.id] = card
+        name = card_name(cdef.id, content)
+        seen[cdef.id] = {
+            "id": cdef.id,
+            "card": cdef.id,
+            "kind": cdef.kind,
+            "value": value,
+            "name": name,
+            "label": card_label(
+                {"id": cdef.id, "card": cdef.id, "name": name, "kind": cdef.kind, "value": value}
+            ),
+            "text": card_text(cdef.id, content),
+            "copies": 1,
+        }
     return list(seen.values())
 
 
-def _example() -> list[dict[str, Any]]:
+def _example() -> list[ExampleFrame]:
     names = _names()
-    frames = []
+    frames: list[ExampleFrame] = []
     for number, (step, state, events) in enumerate(battle_frames(), start=1):
         view = engine.view_for(state, None)
         places = {t["id"]: t.get("name", t["id"]) for t in view["map"]}
@@ -139,18 +146,19 @@ def _example() -> list[dict[str, Any]]:
 
 #: The content sets ``/rules/?content=`` can list, with their labels (the shipped sets of
 #: :data:`games.engine.content.CONTENT_SETS`).
-CONTENT_LABELS = {
+CONTENT_LABELS: dict[str, StrPromise] = {
     "default": gettext_lazy("Standard"),
     "abbey": gettext_lazy("Abbey reading (Swedish and Polish editions)"),
 }
 
 
-def rules_model(spec: str = "default") -> dict[str, Any]:
+def rules_model(spec: str = "default") -> RulesModel:
     """Everything ``/rules/`` shows, in the active language; the component lists (and the numbers in the
     prose) come from content set ``spec`` (one of :data:`CONTENT_LABELS`), the diagrams from the default
     set's guided-game setup.
 
     Returns:
+        A :class:`~.shapes.RulesModel`:
         ``{"sections": [(anchor, title, "R12–R13")], "territories", "artefacts" (grouped by type:
         ``{"crown": [...], ...}``), "cards", "options", "numbers" (the content's fixed numbers), "deck_size",
         "diagrams": {"map", "advance", "redistribution", "supply"}, "example": [frame], "content" (``spec``),

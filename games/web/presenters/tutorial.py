@@ -18,16 +18,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
 
 from django.utils.translation import gettext as _
 
 from games import engine
 from games.engine import ActionType, CardKind, Phase
+from games.selectors import LogEntry
 from games.services import GUIDED_TURN
 from games.services.tutorial import FRACTURED_IN_OPENING
-from games.web.presenters.common import actions_by_type, artefact_owner, crown_of
+from games.web.presenters.common import LegalActions, actions_by_type, artefact_owner, crown_of
 from games.web.presenters.panels import TURN_STEPS
+from games.web.presenters.shapes import Hint, StepItem
 
 #: How many steps the hints count: the turn overview's (R26).
 STEPS = len(TURN_STEPS)
@@ -46,8 +47,8 @@ _FORMS = {"#redistribute-form": ActionType.REDISTRIBUTE, "#advance-form": Action
 
 
 def _hint(
-    step: int, text: str, target: str = "", fill: dict[str, Any] | None = None, note: str = ""
-) -> dict[str, Any]:
+    step: int, text: str, target: str = "", fill: dict[str, str | int] | None = None, note: str = ""
+) -> Hint:
     """A hint: ``step`` of :data:`STEPS`, the sentence, the CSS selector of the control (``target``), the
     action type that control sends (``act``, ``""`` for none), the form values it suggests (``fill``, field
     name -> value) and a ``note`` on what an earlier move changed (``""`` for none); ``name`` is the turn
@@ -100,12 +101,12 @@ def _to_restore(view: engine.View) -> list[str]:
     ]
 
 
-def _respond_targets(groups: dict[str, list[dict[str, Any]]]) -> list[str]:
+def _respond_targets(groups: LegalActions) -> list[str]:
     """The artefacts a legal ``respond`` could fracture now (empty: only a pass)."""
-    return sorted({t for a in groups.get(ActionType.RESPOND, []) for t in a.get("fracture") or []})
+    return sorted({t for a in groups.of(engine.Respond) for t in a.fracture})
 
 
-def _battle_hint(view: engine.View, groups: dict[str, list[dict[str, Any]]], rival: str) -> dict[str, Any]:
+def _battle_hint(view: engine.View, groups: LegalActions, rival: str) -> Hint:
     """Step 6: the part of the battle the newcomer is in (R64–R81); ``rival`` is the bot's name."""
     window = view["window"]
     targets = _respond_targets(groups)
@@ -178,7 +179,7 @@ def _before_battle_note(view: engine.View, rival: str) -> str:
     return ""
 
 
-def _end_hint(view: engine.View, rival: str) -> dict[str, Any]:
+def _end_hint(view: engine.View, rival: str) -> Hint:
     """Step 9: the end of the turn and what its restore step will turn face up (R93), with a note when the
     turn had no battle or the battle was lost."""
     crown = crown_of(_me(view))
@@ -206,7 +207,7 @@ def _end_hint(view: engine.View, rival: str) -> dict[str, Any]:
     return _hint(END_STEP, text, 'form[data-act="end_turn"]', note=note)
 
 
-def _window_hint(view: engine.View, groups: dict[str, list[dict[str, Any]]], rival: str) -> dict[str, Any]:
+def _window_hint(view: engine.View, groups: LegalActions, rival: str) -> Hint:
     """Steps 2–5 and 9 in the free window of the guided turn."""
     if _city_taken(view) or view["manoeuvres_left"] == 0:  # the manoeuvre is spent: the end comes next
         return _end_hint(view, rival)
@@ -250,7 +251,7 @@ def _window_hint(view: engine.View, groups: dict[str, list[dict[str, Any]]], riv
     )
 
 
-def _done(view: engine.View, rival: str, moved_on: bool) -> dict[str, Any]:
+def _done(view: engine.View, rival: str, moved_on: bool) -> Hint:
     """The guided turn is over: what it held (a battle won or lost, or none) and what the restore step
     turned face up; ``collapsed`` once the newcomer has ``moved_on`` (made a move since), so the banner
     folds away above the live prompts of the game that goes on (issue 29)."""
@@ -281,7 +282,7 @@ def _done(view: engine.View, rival: str, moved_on: bool) -> dict[str, Any]:
     }
 
 
-def moved_on_since_guided_turn(view: engine.View, log: list[dict[str, Any]]) -> bool:
+def moved_on_since_guided_turn(view: engine.View, log: list[LogEntry]) -> bool:
     """Whether the newcomer has made a move since the guided turn ended (R26: the next turn started).
 
     Args:
@@ -316,10 +317,10 @@ def moved_on_since_guided_turn(view: engine.View, log: list[dict[str, Any]]) -> 
 
 def tutorial_model(
     view: engine.View,
-    legal: list[dict[str, Any]],
+    legal: list[engine.Action],
     names: dict[int, str] | None = None,
-    read_log: Callable[[], list[dict[str, Any]]] | None = None,
-) -> dict[str, Any]:
+    read_log: Callable[[], list[LogEntry]] | None = None,
+) -> Hint:
     """The hint for where the guided first game stands, for the newcomer (seat 0).
 
     Args:
@@ -330,6 +331,7 @@ def tutorial_model(
             is over.
 
     Returns:
+        A :class:`~.shapes.Hint`:
         ``{"step" (the turn overview's step, 1–9, R26), "of" (9), "name" (that step's name in the
         overview), "text", "target" (CSS selector of the control, may be ""), "act" (the action type that
         control sends, or ""), "fill" (suggested form values), "note" (what an earlier move changed, or
@@ -381,7 +383,7 @@ def tutorial_model(
     return _window_hint(view, groups, rival)
 
 
-def overview_steps(steps: list[dict[str, Any]], hint: dict[str, Any] | None) -> list[dict[str, Any]]:
+def overview_steps(steps: list[StepItem], hint: Hint | None) -> list[StepItem]:
     """The turn overview's steps (``status_model``'s ``steps``) as the guided game's newcomer sees them:
     while the guided turn runs, the highlighted item is the hint's step, so the two never disagree
     (issue 29: "Step 4 of 7" beside a highlighted "Play resource cards"); otherwise ``steps`` unchanged."""

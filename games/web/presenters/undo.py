@@ -5,7 +5,7 @@ drawn, dice rolled, a window opened), never whose card or which."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
 from django.utils.translation import gettext as _
 
@@ -15,9 +15,10 @@ from games.messages import barrier_text
 from games.rulebook import rule_anchor
 from games.selectors import GameView
 from games.web.presenters.common import place_labels
+from games.web.presenters.shapes import UndoModel
 
 
-def undo_model(gv: GameView, names: dict[int, str]) -> dict[str, Any] | None:
+def undo_model(gv: GameView, names: dict[int, str]) -> UndoModel | None:
     """The undo part of the viewer's decision panel.
 
     Args:
@@ -26,8 +27,8 @@ def undo_model(gv: GameView, names: dict[int, str]) -> dict[str, Any] | None:
 
     Returns:
         ``None`` when it is not the viewer's turn; else ``{"steps": n, "last": …}`` (the newest step's
-        first log line) when ``n >= 1`` steps can be taken back, or ``{"steps": 0, "reason", "rule",
-        "anchor"}``.
+        first log line) when ``n >= 1`` steps can be taken back (:class:`~.shapes.UndoSteps`), or
+        ``{"steps": 0, "reason", "rule", "anchor"}`` (:class:`~.shapes.UndoBarrier`).
     """
     takeback = gv.takeback
     if takeback is None or gv.view is None:
@@ -44,7 +45,7 @@ def undo_model(gv: GameView, names: dict[int, str]) -> dict[str, Any] | None:
 
 #: The words of a step whose events the log leaves without a line (issue 29: "Takes back: (2 steps…)"
 #: showed nothing for them): the event type -> its sentence, with ``%(who)s`` the acting seat's name.
-_QUIET_STEPS: dict[str, Any] = {
+_QUIET_STEPS: dict[str, Callable[[], str]] = {
     engine.EventType.ADVANCE_DECLINED: lambda: _("%(who)s ends the manoeuvre without an advance."),
     engine.EventType.REDISTRIBUTION_FINISHED: lambda: _(
         "%(who)s finishes the Crown of Vitality redistribution."
@@ -53,7 +54,7 @@ _QUIET_STEPS: dict[str, Any] = {
 }
 
 
-def step_words(events: list[dict[str, Any]], names: dict[int, str], places: dict[str, str]) -> str:
+def step_words(events: list[engine.Event], names: dict[int, str], places: dict[str, str]) -> str:
     """The words of one step that can be taken back, never empty (issue 29).
 
     Args:

@@ -1,18 +1,22 @@
 """ "Why can't I?" (issue 15): beside the decision panel, the moves of the turn that the viewer cannot make
 right now, each with the reason and the rule that says so (linked to ``/rules/``).
 
-Reads only the viewer's own view and legal actions, so a reason never reveals what the seat may not know
-(another player's hand, a deck order).
+The engine decides what is blocked and why (:func:`games.engine.blocked`, issue 31 §2: the refusals of
+the same checks :func:`games.engine.apply` runs); this module only words them for the viewer, reading the
+viewer's own view for names. So a reason never restates a rule and never reveals what the seat may not
+know (another player's hand, a deck order).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from games import engine
-from games.engine import ActionType, Phase
+from games.engine import ActionType, ErrorCode
+from games.messages import illegal_message, illegal_rule
 from games.rulebook import rule_anchor
 from games.web.presenters.common import actions_by_type, crown_of
 
@@ -21,43 +25,90 @@ def _entry(text: str, rule: str) -> dict[str, str]:
     return {"text": text, "rule": rule, "anchor": rule_anchor(rule)}
 
 
-def _advance_reason(view: engine.View, me: engine.PlayerView) -> dict[str, str]:
-    """Why no advance is possible on the viewer's own turn (R28, R52, R53)."""
-    if view["phase"] == Phase.WINDOW and view["manoeuvres_left"] <= 0:
-        return _entry(
-            _("No advance: you have no manoeuvre left this turn (Tactical Advance gives one more)."), "R28"
-        )
-    if me["castle_knights"] <= 0:
-        return _entry(_("No advance: your castle has no knights; redistribute some there first."), "R52")
-    return _entry(
-        _("No advance: no territory is within reach of your castle or your supplied territories."), "R53"
-    )
+#: The words of a blocked move, by its family and the engine's code: ``(crown name) -> sentence``. A pair
+#: missing here is worded "<family>: <the engine's message>" (:func:`_generic`).
+_WORDS: dict[tuple[ActionType, ErrorCode], Callable[[str], str]] = {
+    (ActionType.ADVANCE, ErrorCode.NO_MANOEUVRE_LEFT): lambda _crown: _(
+        "No advance: you have no manoeuvre left this turn (Tactical Advance gives one more)."
+    ),
+    (ActionType.ADVANCE, ErrorCode.NOT_ENOUGH_KNIGHTS): lambda _crown: _(
+        "No advance: your castle has no knights; redistribute some there first."
+    ),
+    (ActionType.ADVANCE, ErrorCode.NO_ADVANCE_TARGET): lambda _crown: _(
+        "No advance: no territory is within reach of your castle or your supplied territories."
+    ),
+    (ActionType.REDISTRIBUTE, ErrorCode.NO_TERRITORY): lambda _crown: _(
+        "No redistribution: you control no territory yet, so your knights can only advance."
+    ),
+    (ActionType.REDISTRIBUTE, ErrorCode.LOCATION_UNSUPPLIED): lambda _crown: _(
+        "No redistribution: none of your territories has a line of supply, so all are frozen."
+    ),
+    (ActionType.REDISTRIBUTE, ErrorCode.TERRITORY_ABANDONED): lambda _crown: _(
+        "No redistribution: every move would leave a territory empty or over its capacity; you can still "
+        "advance."
+    ),
+    (ActionType.REDISTRIBUTE, ErrorCode.OVER_CAPACITY): lambda _crown: _(
+        "No redistribution: every move would leave a territory empty or over its capacity; you can still "
+        "advance."
+    ),
+    (ActionType.USE_CROWN, ErrorCode.CROWN_UNAVAILABLE): lambda crown: (
+        _("%(crown)s: face down (destroyed) until it is restored at the end of a turn of yours.")
+        % {"crown": crown}
+    ),
+    (ActionType.USE_CROWN, ErrorCode.CROWN_ALREADY_USED): lambda crown: (
+        _("%(crown)s: already used this turn.") % {"crown": crown}
+    ),
+    (ActionType.USE_CROWN, ErrorCode.NO_CROWN_TARGET): lambda crown: (
+        _("%(crown)s: no other face-up artefact to act on.") % {"crown": crown}
+    ),
+    (ActionType.FRACTURE, ErrorCode.NO_FRACTURE_TARGET): lambda _crown: _(
+        "Fracture: no other player has a face-up artefact."
+    ),
+    (ActionType.CHOOSE_CONFLICT, ErrorCode.NO_CONFLICT_CARD): lambda _crown: _(
+        "No conflict card in your hand: you count as having played a 0."
+    ),
+    (ActionType.PLAY_SUPPORT, ErrorCode.SUPPORT_FORBIDDEN): lambda _crown: _(
+        "No support cards: nobody may play any in a battle for the Mountains."
+    ),
+}
+
+#: The moves a manoeuvre under way holds back until its advance or decline (R28): one line for them all.
+_AFTER_THE_MANOEUVRE = frozenset(
+    {ActionType.USE_CROWN, ActionType.FRACTURE, ActionType.CALL_TO_ARMS, ActionType.TACTICAL_ADVANCE}
+    | {ActionType.END_TURN}
+)
+
+#: The rule a face-down crown cites (R93: restored at the end of its owner's turn), not the engine's R39.
+_CROWN_RULES = {ErrorCode.CROWN_UNAVAILABLE: "R93"}
 
 
-def _crown_reason(view: engine.View, me: engine.PlayerView) -> dict[str, str] | None:
-    """Why the viewer's crown cannot be used in this free window (R39, R41, R93). Every face-up crown not
-    yet used this turn can be (the Crown of Order with no card to return too, R101), except Corruption
-    with no artefact to target (Q31)."""
-    crown = crown_of(me)
-    if crown is None:
-        return None
-    name = crown["name"]
-    if not crown["face_up"]:
-        return _entry(
-            _("%(crown)s: face down (destroyed) until it is restored at the end of a turn of yours.")
-            % {"crown": name},
-            "R93",
-        )
-    if view["crown_used"]:
-        return _entry(_("%(crown)s: already used this turn.") % {"crown": name}, "R39")
-    return _entry(_("%(crown)s: no other face-up artefact to act on.") % {"crown": name}, "R41")
+def _family_name(family: ActionType, crown: str) -> str:
+    """The name of a blocked move's family as the page says it ("No advance", the crown's own name…)."""
+    names = {
+        ActionType.ADVANCE: pgettext("blocked move", "No advance"),
+        ActionType.REDISTRIBUTE: pgettext("blocked move", "No redistribution"),
+        ActionType.USE_CROWN: crown,
+        ActionType.FRACTURE: pgettext("blocked move", "Fracture"),
+        ActionType.CALL_TO_ARMS: pgettext("blocked move", "Call to Arms"),
+        ActionType.TACTICAL_ADVANCE: pgettext("blocked move", "Tactical Advance"),
+        ActionType.END_TURN: pgettext("blocked move", "End turn"),
+        ActionType.CHOOSE_CONFLICT: pgettext("blocked move", "Conflict card"),
+        ActionType.PLAY_SUPPORT: pgettext("blocked move", "Support cards"),
+    }
+    return names.get(family, str(family))
 
 
-def _crown_idle(me: engine.PlayerView, uses: list[dict[str, Any]]) -> list[dict[str, str]]:
+def _generic(family: str, err: engine.IllegalAction) -> str:
+    """ "<family>: <the engine's sentence>" for a blocked move without words of its own."""
+    params = {"engine_code": err.code.value, **err.params}
+    return f"{family}: {illegal_message(params)}"
+
+
+def _crown_idle(me: engine.PlayerView, uses: list[engine.UseCrown]) -> list[dict[str, str]]:
     """A crown the viewer may use but to no effect: the Crown of Order with no card discarded on a previous
-    turn (R41, R101)."""
+    turn (R41, R101). Not a blocked move (using it is legal), so the engine does not list it."""
     crown = crown_of(me)
-    if crown is None or crown["ability"] != "order" or any(u.get("card") for u in uses):
+    if crown is None or crown["ability"] != "order" or any(u.card for u in uses):
         return []
     return [
         _entry(
@@ -68,79 +119,47 @@ def _crown_idle(me: engine.PlayerView, uses: list[dict[str, Any]]) -> list[dict[
     ]
 
 
-def _redistribution_reason(view: engine.View, seat: int) -> dict[str, str]:
-    """Why the viewer cannot start a manoeuvre with a redistribution (R43, R45, R46)."""
-    mine = [t for t in view["map"] if t.get("owner") == seat and t["kind"] == "territory"]
-    if not mine:
-        return _entry(
-            _("No redistribution: you control no territory yet, so your knights can only advance."), "R43"
-        )
-    if not any(t.get("supplied") for t in mine):
-        return _entry(
-            _("No redistribution: none of your territories has a line of supply, so all are frozen."), "R46"
-        )
-    return _entry(
-        _(
-            "No redistribution: every move would leave a territory empty or over its capacity; you can still "
-            "advance."
-        ),
-        "R45",
-    )
-
-
-def _battle_reasons(view: engine.View, seat: int) -> list[dict[str, str]]:
-    """What the viewer, fighting in the battle, cannot play in it: no support cards in the Mountains (R71),
-    no conflict card in hand (R68)."""
-    battle = view["battle"]
-    if battle is None or seat not in (battle["attacker"]["seat"], battle["defender"]["seat"]):
-        return []
-    hand = view["players"][seat].get("hand", [])
-    out = []
-    if battle["step"] <= 4 and not any(c["kind"] == engine.CardKind.CONFLICT for c in hand):
-        out.append(_entry(_("No conflict card in your hand: you count as having played a 0."), "R68"))
-    supports = any(c["kind"] == engine.CardKind.SUPPORT for c in hand)
-    if battle["no_support"] and battle["step"] <= 5 and supports:  # R71, as the engine decides it
-        out.append(_entry(_("No support cards: nobody may play any in a battle for the Mountains."), "R71"))
-    return out
-
-
-def why_not(view: engine.View, legal: list[dict[str, Any]], seat: int | None) -> list[dict[str, str]]:
+def why_not(
+    view: engine.View, blocked: list[engine.IllegalAction], legal: list[engine.Action], seat: int | None
+) -> list[dict[str, str]]:
     """The moves of the viewer's turn that are not available now, with reasons.
 
     Args:
-        view: the viewer's view.
-        legal: the viewer's legal action payloads.
+        view: the viewer's view (names already in the reader's language).
+        blocked: ``engine.blocked(state, seat)``: the refusals, in the engine's order.
+        legal: the viewer's legal actions (for the Crown of Order's idle use, R101).
         seat: the viewer's seat (``None``: a spectator, who gets nothing).
 
     Returns:
-        ``[{"text", "rule" ("R28"), "anchor" (of /rules/)}]``; empty when it is neither the viewer's own
-        free window or manoeuvre nor a battle the viewer fights in.
+        ``[{"text", "rule" ("R28"), "anchor" (of /rules/)}]``; empty when nothing is blocked.
     """
     if seat is None:
         return []
-    if view["battle"] is not None:
-        return _battle_reasons(view, seat)
-    if view["active"] != seat or view["phase"] not in (Phase.WINDOW, Phase.MANOEUVRE):
-        return []
     me = view["players"][seat]
-    groups = actions_by_type(legal)
+    crown = crown_of(me)
+    crown_name = crown["name"] if crown is not None else _("your crown")
     out: list[dict[str, str]] = []
-    if ActionType.ADVANCE not in groups:
-        out.append(_advance_reason(view, me))
-    if view["phase"] == Phase.MANOEUVRE:
-        out.append(
-            _entry(_("Cards, crown and End turn: finish this manoeuvre first (advance or decline)."), "R28")
-        )
-        return out
-    if view["manoeuvres_left"] > 0 and ActionType.REDISTRIBUTE not in groups:
-        out.append(_redistribution_reason(view, seat))
-    if ActionType.USE_CROWN not in groups:
-        reason = _crown_reason(view, me)
-        if reason is not None:
-            out.append(reason)
-    else:
-        out.extend(_crown_idle(me, groups[ActionType.USE_CROWN]))
-    effects = {str(c.get("card")) for c in me.get("hand", []) if c["kind"] == engine.CardKind.RESOURCE}
-    if "fracture" in effects and ActionType.FRACTURE not in groups:
-        out.append(_entry(_("Fracture: no other player has a face-up artefact."), "R36"))
+    held_back = False
+    for err in blocked:
+        family = ActionType(str(err.params.get("action", "")))
+        if err.code == ErrorCode.WRONG_PHASE and family in _AFTER_THE_MANOEUVRE:
+            if not held_back:
+                out.append(
+                    _entry(
+                        _("Cards, crown and End turn: finish this manoeuvre first (advance or decline)."),
+                        "R28",
+                    )
+                )
+            held_back = True
+            continue
+        if family == ActionType.REDISTRIBUTE and err.code == ErrorCode.NO_MANOEUVRE_LEFT:
+            continue  # said once, with the advance (R28)
+        words = _WORDS.get((family, err.code))
+        params = {"engine_code": err.code.value, **err.params}
+        rule = _CROWN_RULES.get(err.code) or illegal_rule(params)
+        text = words(crown_name) if words is not None else _generic(_family_name(family, crown_name), err)
+        out.append(_entry(text, rule))
+    uses = actions_by_type(legal).of(engine.UseCrown)
+    if uses and not any(e.params.get("action") == ActionType.USE_CROWN for e in blocked):
+        out.extend(_crown_idle(me, uses))
     return out
