@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .errors import InvalidActionPayload
+from .events import MovePart
 from .kinds import ActionType
 
 # The id patterns are matched whole (``fullmatch``) and ASCII only, so ``"t٨"`` (an Arabic-Indic digit) and
@@ -105,7 +106,7 @@ class Move:
     dst: str
     knights: int
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> MovePart:
         """JSON form ``{"from", "to", "knights"}``."""
         return {"from": self.src, "to": self.dst, "knights": self.knights}
 

@@ -31,19 +31,10 @@ class PrivateFields(TypedDict, total=False):
 MovePart = TypedDict("MovePart", {"from": str, "to": str, "knights": int})
 
 
-class Event(TypedDict, total=False):
-    """One event (see the module docstring). The keys by type are those the engine's ``emit`` calls give
-    (``games/engine/rules/``); a key shared by several types has the union of their value types:
+class EventFields(TypedDict, total=False):
+    """The keys of an event besides its ``type`` and ``turn`` (see :class:`Event`): what the engine's
+    ``emit(event_type, **fields)`` takes, so mypy checks every emitted key and value type."""
 
-    - ``cards``: how many cards (``reshuffle``, ``insight_done``), the card ids played or drawn
-      (``support_played``, a ``draw``'s private part), or both conflict cards (``conflict_revealed``,
-      ``None`` for no card, R68);
-    - ``target``: the artefact a Fracture targets (``card_played``), the seat a Crown of Prosperity looked
-      at (``prosperity_kept``), or a crown use's artefact (``crown_announced``, ``None`` if none).
-    """
-
-    type: Required[EventType]
-    turn: Required[int]
     seat: int
     players: int
     options: dict[str, Any]
@@ -86,4 +77,19 @@ class Event(TypedDict, total=False):
     used: bool
     winners: list[int]
     vp: list[int]
+
+
+class Event(EventFields, total=False):
+    """One event (see the module docstring). The keys by type are those the engine's ``emit`` calls give
+    (``games/engine/rules/``); a key shared by several types has the union of their value types:
+
+    - ``cards``: how many cards (``reshuffle``, ``insight_done``), the card ids played or drawn
+      (``support_played``, a ``draw``'s private part), or both conflict cards (``conflict_revealed``,
+      ``None`` for no card, R68);
+    - ``target``: the artefact a Fracture targets (``card_played``), the seat a Crown of Prosperity looked
+      at (``prosperity_kept``), or a crown use's artefact (``crown_announced``, ``None`` if none).
+    """
+
+    type: Required[EventType]
+    turn: Required[int]
     private: dict[str, PrivateFields]

@@ -27,10 +27,11 @@ from .rules.battle import (
     support_options,
 )
 from .rules.core import (
+    DECIDING_SEATS,
     DecisionKind,
     check_seat,
     conflict_waiting,
-    decide,
+    decision_kind,
     fracture_playable,
     in_turn,
     mask_seconds,
@@ -285,13 +286,20 @@ DECISIONS: dict[DecisionKind, Decider] = {
 }
 
 
+#: Kinds whose option generators answer ``[]`` themselves for a seat that is not asked (the window's, the
+#: conflict cards' and the support step's: R37, R68, R70), so :func:`legal_actions` skips working out the
+#: deciding seats a second time for them (random play asks on every ply; ``test_decision_table`` checks
+#: that the seats with options are always :func:`deciding_seats`).
+_SEAT_CHECKING = frozenset({DecisionKind.RESPONSE, DecisionKind.CONFLICT, DecisionKind.SUPPORT})
+
+
 def pending(state: GameState) -> list[Prompt]:
     """Return every decision the game is waiting for (several at once for windows and conflict cards).
 
     Returns:
         Prompts sorted by seat; empty when the game is over (R103).
     """
-    return DECISIONS[decide(state).kind].prompts(state)
+    return DECISIONS[decision_kind(state)].prompts(state)
 
 
 def legal_actions(state: GameState, seat: int) -> list[A.Action]:
@@ -308,10 +316,10 @@ def legal_actions(state: GameState, seat: int) -> list[A.Action]:
         InvalidSeat: ``seat`` is not a seat of this game.
     """
     check_seat(state, seat)
-    decision = decide(state)
-    if seat not in decision.seats:
+    kind = decision_kind(state)
+    if kind not in _SEAT_CHECKING and seat not in DECIDING_SEATS[kind](state):
         return []
-    return DECISIONS[decision.kind].options(state, seat)
+    return DECISIONS[kind].options(state, seat)
 
 
 def blocked(state: GameState, seat: int) -> list[IllegalAction]:
@@ -338,4 +346,4 @@ def blocked(state: GameState, seat: int) -> list[IllegalAction]:
         InvalidSeat: ``seat`` is not a seat of this game.
     """
     check_seat(state, seat)
-    return DECISIONS[decide(state).kind].blocked(state, seat)
+    return DECISIONS[decision_kind(state)].blocked(state, seat)

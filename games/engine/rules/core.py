@@ -9,14 +9,15 @@ decision again.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, cast
+from typing import Any, NamedTuple, Unpack
 
 from .. import actions as A
 from ..content import Content
 from ..errors import ErrorCode, IllegalAction, InvalidSeat
-from ..events import Event, PrivateFields
+from ..events import Event, EventFields, PrivateFields
 from ..kinds import EventType, Phase, Stage
 from ..rng import Rng, mix64
 from ..state import UNCHOSEN, Battle, Choice, GameState, Player, Window
@@ -136,10 +137,16 @@ class Tx:
         self._window = True
 
     def emit(
-        self, event_type: EventType, /, private: dict[int, PrivateFields] | None = None, **data: Any
+        self,
+        event_type: EventType,
+        /,
+        private: dict[int, PrivateFields] | None = None,
+        **data: Unpack[EventFields],
     ) -> None:
         """Record an event. ``private`` maps a seat to fields only that seat may see (R95, R97)."""
-        ev = cast(Event, {"type": event_type, "turn": self.s.turn, **data})
+        # the keys and types are checked at each call (Unpack); mypy cannot merge a TypedDict's ** into a
+        # larger one, and a cast here costs a call on every event of random play
+        ev: Event = {"type": event_type, "turn": self.s.turn, **data}  # type: ignore[typeddict-item]
         if private:
             ev["private"] = {str(k): v for k, v in private.items()}
         self.events.append(ev)
@@ -268,9 +275,9 @@ class DecisionKind(StrEnum):
     TURN = "turn"  # the active player's own turn: free window, manoeuvre, Vitality (R27–R28, R41)
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """What the game waits for now (:func:`decide`).
+class Decision(NamedTuple):
+    """What the game waits for now (:func:`decide`; a named tuple: built on every ``pending`` and
+    ``legal_actions``, where a frozen dataclass's slower construction showed in random play).
 
     Attributes:
         kind: the :class:`DecisionKind`, the key of the decision table.
@@ -281,33 +288,62 @@ class Decision:
     seats: list[int]
 
 
-def decide(state: GameState) -> Decision:
-    """Classify ``state`` once: the kind of decision it waits for and who decides (R27, R37, R41, R68,
-    R70). The one branch on "game over / window / choice / battle step / turn": :func:`deciding_seats`
-    reads its seats, :func:`games.engine.pending`, :func:`games.engine.legal_actions` and
-    :func:`games.engine.blocked` dispatch on its kind through the decision table
-    (:data:`games.engine.prompts.DECISIONS`)."""
+def decision_kind(state: GameState) -> DecisionKind:
+    """The kind of decision ``state`` waits for (R27, R37, R41, R68, R70): the one branch on "game over /
+    window / choice / battle step / turn". :func:`games.engine.pending`, :func:`games.engine.legal_actions`
+    and :func:`games.engine.blocked` dispatch on it through the decision table
+    (:data:`games.engine.prompts.DECISIONS`), and :data:`DECIDING_SEATS` says who decides for each kind. It
+    allocates nothing: random play asks it twice a ply."""
     if state.winners:
-        return Decision(DecisionKind.NONE, [])
+        return DecisionKind.NONE
     if state.window is not None:
-        return Decision(DecisionKind.RESPONSE, sorted(window_waiting(state)))
+        return DecisionKind.RESPONSE
     if state.choice is not None:
-        return Decision(DecisionKind.CHOICE, [state.choice.seat])
+        return DecisionKind.CHOICE
     b = state.battle
     if b is None:
-        return Decision(DecisionKind.TURN, [state.active])
+        return DecisionKind.TURN
     if b.stage == Stage.CONFLICT:
-        return Decision(DecisionKind.CONFLICT, [seat for _side, seat in conflict_waiting(state)])
+        return DecisionKind.CONFLICT
     if b.stage == Stage.SUPPORT:
-        return Decision(DecisionKind.SUPPORT, [b.support_order[b.support_turn]])
-    return Decision(DecisionKind.NONE, [])
+        return DecisionKind.SUPPORT
+    return DecisionKind.NONE
+
+
+def _choice_seat(state: GameState) -> list[int]:
+    assert state.choice is not None
+    return [state.choice.seat]
+
+
+def _support_seat(state: GameState) -> list[int]:
+    b = state.battle
+    assert b is not None
+    return [b.support_order[b.support_turn]]
+
+
+#: Who decides, by decision kind (R27, R37, R41, R68, R70): the seats, sorted.
+DECIDING_SEATS: dict[DecisionKind, Callable[[GameState], list[int]]] = {
+    DecisionKind.NONE: lambda _state: [],
+    DecisionKind.RESPONSE: lambda state: sorted(window_waiting(state)),
+    DecisionKind.CHOICE: _choice_seat,
+    DecisionKind.CONFLICT: lambda state: [seat for _side, seat in conflict_waiting(state)],
+    DecisionKind.SUPPORT: _support_seat,
+    DecisionKind.TURN: lambda state: [state.active],
+}
+
+
+def decide(state: GameState) -> Decision:
+    """Classify ``state`` once: the kind of decision it waits for (:func:`decision_kind`) and who decides
+    (:data:`DECIDING_SEATS`)."""
+    kind = decision_kind(state)
+    return Decision(kind, DECIDING_SEATS[kind](state))
 
 
 def deciding_seats(state: GameState) -> list[int]:
     """Every seat the game waits for now, by seat: the one home of "who decides" (:func:`decide`), the
     seats of :func:`games.engine.pending`'s prompts and of a non-empty :func:`games.engine.legal_actions`
     (R27, R37, R41, R68, R70)."""
-    return decide(state).seats
+    return DECIDING_SEATS[decision_kind(state)](state)
 
 
 def deciding_seats_seen_by(state: GameState, viewer: int | None) -> list[int]:
