@@ -118,6 +118,9 @@ class User(AbstractUser):
     email_play = models.BooleanField(_("full play by email"), default=True)
     #: Issue 19: staff may suspend a user's chat until a moment (they can still read it).
     chat_suspended_until = models.DateTimeField(_("chat suspended until"), null=True, blank=True)
+    #: The secret of the user's calendar feed of deadlines (issue 32: ``/calendar/<token>.ics``); ``None``
+    #: until the user asks for one, a new value revokes the old address.
+    calendar_token = models.CharField(max_length=64, null=True, blank=True, unique=True)
 
     USERNAME_FIELD = "email"
     REQUIRED_FIELDS: ClassVar[list[str]] = []
@@ -193,3 +196,21 @@ class ApiToken(models.Model):
         query; unordered, since a digest is unique)."""
         found = User.objects.filter(api_tokens__digest=cls.hash(token), is_active=True).order_by()[:1]
         return next(iter(found), None)
+
+
+class PushSubscription(models.Model):
+    """One browser's Web Push subscription (issue 32; the W3C Push API and RFC 8030): the push service's
+    ``endpoint`` and the keys the payload is encrypted with (RFC 8291: ``p256dh``, ``auth``, base64url),
+    one row per device, named by ``label`` (from its user agent). A push service's 404 or 410 deletes it."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="push_subscriptions")
+    endpoint = models.URLField(max_length=1000, unique=True)
+    p256dh = models.CharField(max_length=200)
+    auth = models.CharField(max_length=100)
+    label = models.CharField(max_length=120, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    #: When a push last reached the push service (``None``: never yet).
+    last_success_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"push of {self.user_id}: {self.label or self.endpoint[:40]}"

@@ -556,3 +556,93 @@ class ChatRead(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} read {self.channel} of {self.game_id} to {self.last_id}"
+
+
+def _webhook_secret() -> str:
+    """A new webhook's HMAC key: 32 random bytes, hex."""
+    return secrets.token_hex(32)
+
+
+class PushDelivery(models.Model):
+    """One Web Push of an outbox row to one of its recipient's devices (issue 32): made when the row is
+    sent, so the push has the email's quiet hours, digests, per-kind settings and dedupe; retried with
+    ``attempts`` and ``next_try_at`` like the email."""
+
+    class Status(models.TextChoices):
+        """Where a push is: due, delivered to the push service, or given up."""
+
+        PENDING = "pending", _("waiting to be sent")
+        SENT = "sent", _("sent")
+        FAILED = "failed", _("not sent")
+
+    notification = models.ForeignKey(Notification, on_delete=models.CASCADE, related_name="pushes")
+    subscription = models.ForeignKey("accounts.PushSubscription", on_delete=models.CASCADE, related_name="+")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    next_try_at = models.DateTimeField()
+    sent_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=("status", "next_try_at"), name="pushdelivery_due")]
+        constraints = [
+            models.UniqueConstraint(fields=("notification", "subscription"), name="pushdelivery_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"push {self.notification_id} to {self.subscription_id}"
+
+
+class GameWebhook(models.Model):
+    """A table's webhook (issue 32), set by the game's creator: Discord, Slack or a generic JSON post signed
+    with HMAC-SHA256 (``secret``). It gets "It is Alice's turn in …" and the result; ``failures`` counts
+    deliveries given up in a row, and after 8 the hook is paused (``paused_at``) and its creator told."""
+
+    class Kind(models.TextChoices):
+        """The receiver's format."""
+
+        DISCORD = "discord", _("Discord")
+        SLACK = "slack", _("Slack")
+        JSON = "json", _("Signed JSON")
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="webhooks")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    url = models.URLField(max_length=500)
+    secret = models.CharField(max_length=64, default=_webhook_secret)
+    failures = models.PositiveSmallIntegerField(default=0)
+    paused_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.kind} hook of game {self.game_id}"
+
+
+class WebhookDelivery(models.Model):
+    """One message to a :class:`GameWebhook` (issue 32): written in the transaction of the game write that
+    caused it (``dedupe_key`` unique: one post per turn or result), posted after commit, retried with
+    backoff (``attempts``, ``next_try_at``); ``body`` is the JSON posted."""
+
+    class Status(models.TextChoices):
+        """Where a delivery is: due, delivered, or given up."""
+
+        PENDING = "pending", _("waiting to be sent")
+        SENT = "sent", _("sent")
+        FAILED = "failed", _("not sent")
+
+    hook = models.ForeignKey(GameWebhook, on_delete=models.CASCADE, related_name="deliveries")
+    dedupe_key = models.CharField(max_length=200)
+    body = models.JSONField(default=dict)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField()
+    next_try_at = models.DateTimeField()
+    sent_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=("status", "next_try_at"), name="webhookdelivery_due")]
+        constraints = [models.UniqueConstraint(fields=("dedupe_key",), name="webhookdelivery_unique")]
+
+    def __str__(self) -> str:
+        return self.dedupe_key

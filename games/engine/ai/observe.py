@@ -1,15 +1,32 @@
 """What a seat knows, and full states consistent with it (issue 17: bots never peek, by construction).
 
 :func:`observe` turns a state into an :class:`Observation` for one seat: the state with everything that
-seat may not know (R95) taken out and put in a canonical form, plus the counts it may know. Other seats'
-hands and every deck become one sorted *pool* per player (the seat knows which cards a player has left,
-not where they are), others' face-down conflict cards go back to their pool (R68), others' sealed window
-answers are forgotten (R37, sealed mode), the Order card a rival's crown use names is dropped while its
-window is open (R41, as ``view_for`` shows the window), cards another seat looks at (Insight, Prosperity)
-are dropped, and the seed, the chance counter, pinned dice and the count of actions applied are zeroed
-(future chance is unknown to everybody; how many actions led here is not part of the position). Two
-states that differ only in what the seat cannot see give equal observations, so a bot that reads only the
-observation decides the same in both.
+seat may not know taken out and put in a canonical form, plus the counts it may know. What the seat may
+know has one home, :func:`games.engine.view_for` (R95): ``observe`` takes its visibility from the seat's
+view and keeps a hidden piece only where that view shows it —
+
+* hands: the hand the view's ``players[i]`` shows (``hand``) stays; every other hand goes, with its deck,
+  into one sorted *pool* per player (the seat knows which cards a player has left, not where they are);
+  the hand sizes are the view's ``hand_size``;
+* conflict cards (R68): a side's face-down card stays only if the view's battle side ``conflict`` shows
+  its ``card``; otherwise it goes back to its player's pool and the side is marked :data:`HIDDEN`;
+* window answers (R37): an answer stays only if the view's window lists it (``answers``: every answer of
+  an in-turn lap, none in sealed mode);
+* the Order card of a crown use (R41, R101): it stays only if the view's ``window["crown"]`` shows it;
+* looked-at cards (Insight, Prosperity, R41): they stay only if the view's ``choice`` shows ``cards``.
+
+Three exceptions, all the seat's own decisions, which the view does not repeat back to it but which the
+seat made and so knows (and which :func:`sample` must keep for its samples to be the seat's real
+position): its own sealed window answer (the view says only ``answered``, R37), the Order card its own
+crown use names (the view leaves the card out for everybody while the window is open, R41), and its own
+"no card" conflict choice (the view shows ``chosen`` and no ``card``, R68).
+
+Not in any view, hidden from everybody (observe's own rule): the order of every deck (decks are sorted),
+the seed, the chance counter and pinned dice (zeroed: future chance is unknown to everybody), the setup's
+seed and pins, and the count of actions applied (how many actions led here is not part of the position).
+
+Two states that differ only in what the seat cannot see give equal observations, so a bot that reads only
+the observation decides the same in both.
 
 :func:`sample` deals an observation back into a full state (a *determinisation*): each pool is shuffled
 and split by the known hand and deck sizes, a hidden conflict card is drawn from its player's conflict
@@ -24,9 +41,10 @@ from dataclasses import dataclass
 
 from ..kinds import PromptKind, Stage
 from ..rng import Rng
-from ..rules.core import in_turn
 from ..rules.crowns import order_candidates
 from ..state import NO_CARD, UNCHOSEN, Battle, Choice, GameState, Player, Window, to_dict
+from ..view import view_for
+from ..view_types import BattleView, WindowView
 
 #: ``Battle.conflict`` marker in an observation: another seat has chosen face down (card or no card).
 HIDDEN = -3
@@ -60,54 +78,83 @@ class Observation:
 
 
 def observe(state: GameState, seat: int) -> Observation:
-    """The :class:`Observation` of ``state`` for ``seat`` (0-based).
+    """The :class:`Observation` of ``state`` for ``seat`` (0-based), keeping only what
+    ``view_for(state, seat)`` shows (see the module docstring).
 
     Returns:
         An observation that depends only on what ``seat`` may know (R95).
+
+    Raises:
+        InvalidSeat: ``seat`` is not a seat of this game (``view_for``).
     """
+    view = view_for(state, seat)
     s = state.shallow()
     players = [p.copy() for p in s.players]
-    sizes = tuple(len(p.hand) for p in players)
+    sizes = tuple(pv["hand_size"] for pv in view["players"])
     tops: list[tuple[int, ...]] = [() for _ in players]
     choice = s.choice
-    if choice is not None and choice.seat == seat and choice.cards:
-        target = choice.target if choice.kind == PromptKind.PROSPERITY else seat
-        tops[target] = tuple(choice.cards)
-    elif choice is not None and choice.cards:
-        s.choice = _with_cards(choice, [])
-    battle = s.battle
-    if battle is not None and not battle.revealed:
-        battle = battle.copy()
-        for side, owner in enumerate((battle.attacker, battle.defender)):
-            card = battle.conflict[side]
-            if owner == seat or card == UNCHOSEN:
-                continue
-            if card != NO_CARD:  # back into its player's pool: the seat knows it left the hand, not which
-                players[owner].deck.append(card)
-                battle.table = [entry for entry in battle.table if entry != [owner, card]]
-            battle.conflict[side] = HIDDEN
-        s.battle = battle
-    window = s.window
-    if window is not None and not in_turn(s):
-        window = window.copy()
-        pairs = zip(window.asked, window.answers, strict=True)
-        window.answers = [answer if asked == seat else None for asked, answer in pairs]
-        s.window = window
-    if window is not None and "card" in window.crown and window.opener != seat:
-        window = window.copy()  # the Order card a rival chose stays theirs until the window closes
-        window.crown = {k: v for k, v in window.crown.items() if k != "card"}
-        s.window = window
-    for p in players:
-        if p.seat != seat:
+    if choice is not None and choice.cards:
+        shown = view["choice"]
+        if shown is not None and "cards" in shown:  # the seat's own look (R41)
+            target = choice.target if choice.kind == PromptKind.PROSPERITY else choice.seat
+            tops[target] = tuple(choice.cards)
+        else:
+            s.choice = _with_cards(choice, [])
+    s.battle = _observed_battle(s.battle, view["battle"], players, seat)
+    s.window = _observed_window(s.window, view["window"], seat)
+    for p, pv in zip(players, view["players"], strict=True):
+        if "hand" in pv:
+            p.deck = sorted(p.deck)  # deck order: in no view
+        else:
             p.deck = sorted(p.deck + p.hand)
             p.hand = []
-        else:
-            p.deck = sorted(p.deck)
     s.players = players
+    # not in any view, hidden from everybody: future chance and the count of actions applied
     s.seed, s.rng_counter, s.dice_queue = 0, 0, []
-    s.actions_applied = 0  # how many actions led here is no part of the position a seat sees
+    s.actions_applied = 0
     s.setup = {k: v for k, v in s.setup.items() if k not in ("seed", "pin")} | {"seed": 0}
     return Observation(seat, s, sizes, tuple(tops))
+
+
+def _observed_battle(
+    battle: Battle | None, shown: BattleView | None, players: list[Player], seat: int
+) -> Battle | None:
+    """``battle`` with each face-down conflict card the view does not show (its side's ``conflict`` has no
+    ``card``) put back into its player's pool and marked :data:`HIDDEN` (R68). The seat's own "no card"
+    stays: the view shows no ``card`` for it, but the seat chose it."""
+    if battle is None or shown is None:
+        return battle
+    out = battle
+    for side, view_side in enumerate((shown["attacker"], shown["defender"])):
+        owner, card = view_side["seat"], battle.conflict[side]
+        if card == UNCHOSEN or "card" in view_side["conflict"] or owner == seat:
+            continue
+        if out is battle:
+            out = battle.copy()
+        if card != NO_CARD:  # back into its player's pool: the seat knows it left the hand, not which
+            players[owner].deck.append(card)
+            out.table = [entry for entry in out.table if entry != [owner, card]]
+        out.conflict[side] = HIDDEN
+    return out
+
+
+def _observed_window(window: Window | None, shown: WindowView | None, seat: int) -> Window | None:
+    """``window`` with the answers the view does not list forgotten (R37: sealed answers stay hidden until
+    the close; an in-turn lap's answers are public) and a crown use's Order card dropped unless the view's
+    ``crown`` shows it (R41). The seat's own answer and the card of its own crown use stay: the view does
+    not repeat them back to the seat, but the seat gave them, and :func:`sample` must keep them."""
+    if window is None or shown is None:
+        return window
+    listed = {answer["seat"] for answer in shown["answers"]} | {seat}
+    answers = [a if asked in listed else None for asked, a in zip(window.asked, window.answers, strict=True)]
+    crown = window.crown
+    if "card" in crown and "card" not in shown.get("crown", {}) and window.opener != seat:
+        crown = {k: v for k, v in crown.items() if k != "card"}
+    if answers == window.answers and crown is window.crown:
+        return window
+    window = window.copy()
+    window.answers, window.crown = answers, crown
+    return window
 
 
 def sample(obs: Observation, rng: Rng) -> GameState:
