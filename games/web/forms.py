@@ -389,7 +389,30 @@ _UNCHOSEN: dict[str, tuple[tuple[str, ...], Promise]] = {
 }
 
 
-class StandingOrderForm(forms.Form):
+class _GameChoiceForm(forms.Form):
+    """A form with a ``game`` field offering the player's games, after a first, empty choice labelled by
+    :meth:`no_game` (the orders page's two forms)."""
+
+    def __init__(
+        self,
+        data: Mapping[str, object] | None = None,
+        *,
+        games: list[tuple[int, str]],
+        initial: dict[str, str] | None = None,
+    ) -> None:
+        """The form (bound to the posted ``data``, if any; ``initial``: its first values) offering
+        ``games`` (``(id, title)``)."""
+        super().__init__(data, initial=initial)
+        game_field = self.fields["game"]
+        assert isinstance(game_field, forms.ChoiceField)
+        game_field.choices = [("", self.no_game()), *games]
+
+    def no_game(self) -> str:
+        """The label of the empty choice."""
+        return "—"
+
+
+class StandingOrderForm(_GameChoiceForm):
     """A new standing order for response windows (architecture "Response windows"): for all games or one
     game; ``artefact`` is required for the rules that name one."""
 
@@ -406,18 +429,18 @@ class StandingOrderForm(forms.Form):
         games: list[tuple[int, str]],
         initial: dict[str, str] | None = None,
     ) -> None:
-        """The form (bound to the posted ``data``, if any; ``initial``: its first values) offering
-        ``games`` (``(id, title)``)."""
-        super().__init__(data, initial=initial)
-        game_field = self.fields["game"]
-        assert isinstance(game_field, forms.ChoiceField)
-        game_field.choices = [("", _("All my games")), *games]
+        """The form offering ``games`` (:class:`_GameChoiceForm`) and the artefacts of every content set."""
+        super().__init__(data, games=games, initial=initial)
         artefacts = [(a.id, a.name) for a in engine.load_content("default").artefacts.values()]
         abbey = engine.load_content("abbey").artefacts.values()
         artefacts += [(a.id, a.name) for a in abbey if a.id not in {x for x, _n in artefacts}]
         art_field = self.fields["artefact"]
         assert isinstance(art_field, forms.ChoiceField)
         art_field.choices = [("", "—"), *sorted(artefacts, key=lambda x: x[1])]
+
+    def no_game(self) -> str:
+        """An order for no one game is for all of them."""
+        return _("All my games")
 
     def clean(self) -> dict[str, object]:
         """``pass_unless`` and ``fracture`` name an artefact; ``pass`` does not."""
@@ -429,7 +452,7 @@ class StandingOrderForm(forms.Form):
         return data
 
 
-class PendingOrdersForm(forms.Form):
+class PendingOrdersForm(_GameChoiceForm):
     """The rest of the player's turn, written on the orders page (issue 30): one of their games in progress
     and the moves, one per line in the notation (``docs/notation.md``), as in an emailed reply. Nothing is
     chosen in advance but the game the page was opened for (``?game=``). Its fields are prefixed ``later-``
@@ -448,20 +471,6 @@ class PendingOrdersForm(forms.Form):
             "accepts it."
         ),
     )
-
-    def __init__(
-        self,
-        data: Mapping[str, object] | None = None,
-        *,
-        games: list[tuple[int, str]],
-        initial: dict[str, str] | None = None,
-    ) -> None:
-        """The form (bound to the posted ``data``, if any; ``initial``: its first values) offering
-        ``games`` (``(id, title)``)."""
-        super().__init__(data, initial=initial)
-        game_field = self.fields["game"]
-        assert isinstance(game_field, forms.ChoiceField)
-        game_field.choices = [("", "—"), *games]
 
 
 #: The optional rules the archive can filter by (R105–R120).
