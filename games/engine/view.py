@@ -8,7 +8,7 @@ choices of others and the RNG seed never appear. :func:`redact_event` does the s
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 from . import actions as A
 from .errors import InvalidActionPayload
@@ -183,8 +183,14 @@ def _map_view(state: GameState) -> list[TileView]:
     return tiles
 
 
-def _player_view(state: GameState, p: Player, viewer: Viewer, vp: int) -> PlayerView:
-    """One seat's public facts (dice R16, ``vp`` in VP, piles, artefacts, team); ``hand`` for the viewer."""
+def _hand_view(state: GameState, p: Player, viewer: Viewer) -> list[CardView] | None:
+    """``p``'s hand as ``viewer`` sees it: the cards for its own player only, else ``None`` (R95)."""
+    return [card_view(state, p.seat, card) for card in p.hand] if viewer == p.seat else None
+
+
+def _player_view(state: GameState, p: Player, hand: list[CardView] | None, vp: int) -> PlayerView:
+    """One seat's public facts (dice R16, ``vp`` in VP, piles, artefacts, team); the ``hand`` shown to the
+    viewer (:func:`_hand_view`), if any."""
     c = state.content
     used = dice_in_use(state, p.seat)
     artefacts: list[ArtefactView] = [
@@ -218,8 +224,8 @@ def _player_view(state: GameState, p: Player, viewer: Viewer, vp: int) -> Player
         "artefacts": artefacts,
         "team": p.team if p.team >= 0 else None,
     }
-    if viewer == p.seat:
-        pv["hand"] = [card_view(state, p.seat, card) for card in p.hand]
+    if hand is not None:
+        pv["hand"] = hand
     return pv
 
 
@@ -271,6 +277,33 @@ def _victory_view(state: GameState) -> VictoryView:
     return {"player": c.n("skirmish_victory_vp" if option(state, "skirmish") else "victory_vp")}
 
 
+class PrivateView(TypedDict):
+    """The parts of a :class:`View` that depend on who looks (R95): per seat the ``hands`` as shown
+    (``None``: not shown), the ``battle``, the ``window`` and the ``choice``."""
+
+    hands: list[list[CardView] | None]
+    battle: BattleView | None
+    window: WindowView | None
+    choice: ChoiceView | None
+
+
+def private_view(state: GameState, viewer: Viewer) -> PrivateView:
+    """The viewer-dependent parts of :func:`view_for`'s answer, built by the same code, without the public
+    rest (map, VP, piles, prompts: most of view_for's cost); the bots' observation reads what a seat may
+    know here (issue 31 §2).
+
+    Raises:
+        InvalidSeat: ``viewer`` is neither a seat of this game nor ``None``.
+    """
+    check_seat(state, viewer, spectator=True)
+    return {
+        "hands": [_hand_view(state, p, viewer) for p in state.players],
+        "battle": _battle_view(state, viewer),
+        "window": _window_view(state, viewer),
+        "choice": _choice_view(state, viewer),
+    }
+
+
 def view_for(state: GameState, viewer: Viewer) -> View:
     """Return the JSON-safe view of ``state`` for seat ``viewer`` (``None`` = spectator) (R95, R97).
 
@@ -282,11 +315,11 @@ def view_for(state: GameState, viewer: Viewer) -> View:
     Raises:
         InvalidSeat: ``viewer`` is neither a seat of this game nor ``None``.
     """
-    check_seat(state, viewer, spectator=True)
+    shown = private_view(state, viewer)
     c = state.content
     vp = victory_points(state)
     tiles = _map_view(state)
-    players = [_player_view(state, p, viewer, vp[p.seat]) for p in state.players]
+    players = [_player_view(state, p, shown["hands"][p.seat], vp[p.seat]) for p in state.players]
     return {
         "viewer": viewer,
         "turn": state.turn,
@@ -301,9 +334,9 @@ def view_for(state: GameState, viewer: Viewer) -> View:
         "content": {"id": c.id, "name": c.name, "provenance": c.provenance},
         "map": tiles,
         "players": players,
-        "battle": _battle_view(state, viewer),
-        "window": _window_view(state, viewer),
-        "choice": _choice_view(state, viewer),
+        "battle": shown["battle"],
+        "window": shown["window"],
+        "choice": shown["choice"],
         "prompts": _prompt_views(state, viewer),
     }
 

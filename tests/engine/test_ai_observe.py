@@ -6,17 +6,32 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine import GameState, apply, legal_actions, pending, to_dict, view_for
-from games.engine.ai.observe import observe, sample
+from games.engine import GameState, apply, card_id, legal_actions, pending, to_dict, view_for
+from games.engine.ai.observe import HIDDEN, observe, sample
 from games.engine.bot import random_step
+from games.engine.kinds import PromptKind
 from games.engine.rng import Rng
 from games.engine.rules.core import in_turn
+from games.engine.rules.crowns import order_candidates
+from games.engine.state import NO_CARD, UNCHOSEN
+from games.engine.view import private_view
 from tests.engine.fixtures import act, card_index, cid, edit, game, set_artefacts, set_hand
 
+#: Crowns whose uses hide something from the other seats: the Order card (R41, R101), the Insight and
+#: Prosperity looks (R41).
+CROWNS = ("crown_order", "crown_insight", "crown_prosperity")
 
-def positions(players: int, seed: int, options: dict[str, object] | None = None) -> list[GameState]:
-    """Every position of a random game (the engine's random bot), start to end or 600 actions."""
+
+def positions(
+    players: int, seed: int, options: dict[str, object] | None = None, crowns: bool = False
+) -> list[GameState]:
+    """Every position of a random game (the engine's random bot), start to end or 600 actions; with
+    ``crowns`` each seat starts with one of :data:`CROWNS`, so the game has their hidden parts."""
     state = game(players, seed=seed, options=options)
+    if crowns:
+        state = edit(state)
+        for seat in range(players):
+            set_artefacts(state, seat, [CROWNS[seat % len(CROWNS)]])
     rng = Rng(seed)
     out = [state]
     for _ in range(600):
@@ -78,6 +93,41 @@ def test_what_a_seat_cannot_see_does_not_change_its_observation() -> None:
 # --------------------------------------------------------------------------------------------------------
 
 
+def _looked_at(state: GameState) -> set[int]:
+    """Seats whose deck top a pending choice shows (Insight, Prosperity): their deck order is known to the
+    looking seat, so the deck twins leave those decks alone."""
+    ch = state.choice
+    if ch is None or not ch.cards:
+        return set()
+    return {ch.target if ch.kind == PromptKind.PROSPERITY else ch.seat}
+
+
+def _twin_hand(state: GameState, seat: int) -> GameState | None:
+    """A rival's hand card swapped for a card of the same kind from the bottom of their deck (R95: others'
+    hands are hidden; Fracture stays put, since prompts may name its holders)."""
+    cards = state.content.cards
+    for p in state.players:
+        if p.seat == seat or p.seat in _looked_at(state) or not p.deck:
+            continue
+        low = p.deck[0]
+        for i, c in enumerate(p.hand):
+            if cards[c].kind == cards[low].kind and "fracture" not in (cards[c].id, cards[low].id):
+                twin = edit(state)
+                q = twin.players[p.seat]
+                q.hand[i], q.deck[0] = low, c
+                return twin
+    return None
+
+
+def _twin_deck_order(state: GameState, seat: int) -> GameState | None:
+    """Every deck in another order, the seat's own too (R95: deck order is in no view)."""
+    twin = edit(state)
+    for p in twin.players:
+        if p.seat not in _looked_at(state):
+            p.deck.reverse()
+    return twin if [p.deck for p in twin.players] != [p.deck for p in state.players] else None
+
+
 def _twin_conflict(state: GameState, seat: int) -> GameState | None:
     """A rival's face-down conflict card swapped for another conflict card of their hand (R68)."""
     b = state.battle
@@ -116,16 +166,38 @@ def _twin_sealed_answer(state: GameState, seat: int) -> GameState | None:
 
 
 def _twin_look(state: GameState, seat: int) -> GameState | None:
-    """A rival's Insight look: other cards on top of their deck (R41)."""
+    """A rival's Insight or Prosperity look: other cards on top of the deck looked at (R41)."""
     ch = state.choice
-    if ch is None or ch.seat == seat or not ch.cards or ch.kind != "insight_order":
+    if ch is None or ch.seat == seat or not ch.cards:
         return None
     twin = edit(state)
+    if ch.kind == PromptKind.PROSPERITY:
+        deck = twin.players[ch.target].deck
+        if len(deck) < 2:
+            return None
+        deck[-1], deck[0] = deck[0], deck[-1]
+        assert twin.choice is not None
+        twin.choice.cards = [deck[-1]]
+        return twin
     deck = twin.players[ch.seat].deck
     deck[:] = deck[-len(ch.cards) :] + deck[: -len(ch.cards)]  # other cards on top
     assert twin.choice is not None
     twin.choice.cards = deck[-len(ch.cards) :][::-1]
     return twin if twin.choice.cards != ch.cards else None
+
+
+def _twin_order_card(state: GameState, seat: int) -> GameState | None:
+    """A rival's Crown of Order use naming another of their eligible discards (R41, R101)."""
+    w = state.window
+    if w is None or w.opener == seat or "card" not in w.crown:
+        return None
+    other = next((c for c in order_candidates(state, w.opener) if c != w.crown["card"]), None)
+    if other is None:
+        return None
+    twin = edit(state)
+    assert twin.window is not None
+    twin.window.crown["card"] = other
+    return twin
 
 
 def _twin_chance(state: GameState, seat: int) -> GameState:
@@ -139,22 +211,34 @@ def _twin_chance(state: GameState, seat: int) -> GameState:
     return twin
 
 
+#: One twin generator per hidden field that view_for hides (R95, R37, R41, R68).
 TWINS = {
+    "hand": _twin_hand,
+    "deck order": _twin_deck_order,
     "conflict card": _twin_conflict,
     "sealed answer": _twin_sealed_answer,
-    "insight look": _twin_look,
+    "looked-at cards": _twin_look,
+    "order card": _twin_order_card,
     "chance": _twin_chance,
 }
 
 
 @pytest.mark.parametrize(
-    ("players", "options"), [(3, {"fracture_windows": "sealed"}), (2, {})], ids=["3p", "2p"]
+    ("players", "seed", "options", "crowns"),
+    [
+        (3, 23, {"fracture_windows": "sealed"}, False),
+        (2, 22, {}, False),
+        (3, 25, {"fracture_windows": "sealed"}, True),
+    ],
+    ids=["3p", "2p", "3p-crowns"],
 )
-def test_twins_with_the_same_view_have_the_same_observation(players: int, options: dict[str, object]) -> None:
-    """For every position of two random games, every seat and every hidden field that the position has:
-    the twin changes the state, not the seat's view, and not the seat's observation."""
+def test_twins_with_the_same_view_have_the_same_observation(
+    players: int, seed: int, options: dict[str, object], crowns: bool
+) -> None:
+    """For every position of random games, every seat and every hidden field that the position has: the
+    twin changes the state, not the seat's view, and not the seat's observation."""
     found: dict[str, int] = dict.fromkeys(TWINS, 0)
-    for state in positions(players, seed=players + 20, options=options):
+    for state in positions(players, seed=seed, options=options, crowns=crowns):
         for seat in range(players):
             for name, make in TWINS.items():
                 twin = make(state, seat)
@@ -166,9 +250,11 @@ def test_twins_with_the_same_view_have_the_same_observation(players: int, option
                 found[name] += 1
     # the games of these seeds reach each field (deterministic: a change of the engine that stops it fails
     # here, and the constructed twins below cover the rest)
-    assert found["conflict card"] and found["chance"], found
+    assert found["hand"] and found["deck order"] and found["conflict card"] and found["chance"], found
     if players == 3:
         assert found["sealed answer"], found
+    if crowns:  # the crowns' hidden parts too: every hidden field has met its twin
+        assert all(found.values()), found
 
 
 def test_a_rivals_crown_of_order_card_is_not_in_the_observation() -> None:
@@ -197,3 +283,86 @@ def test_a_rivals_crown_of_order_card_is_not_in_the_observation() -> None:
         assert dealt.window is not None and view_for(dealt, 1) == view_for(one, 1)
         drawn.add(dealt.window.crown["card"])
     assert drawn == set(old)
+
+
+def _kept_is_shown(state: GameState, seat: int, seen: dict[str, int]) -> None:
+    """Every hidden piece ``observe(state, seat)`` keeps is one ``view_for(state, seat)`` shows, but for the
+    seat's own decisions the view does not repeat back (its sealed answer R37, its crown use's Order card
+    R41, its own "no card" R68); everything in no view is zeroed. ``seen`` counts the cases met."""
+    obs = observe(state, seat)
+    view = view_for(state, seat)
+    pub = obs.public
+    for p, pv in zip(pub.players, view["players"], strict=True):  # hands (R95)
+        assert obs.hand_sizes[p.seat] == pv["hand_size"]
+        assert [card_id(p.seat, c) for c in p.hand] == [c["id"] for c in pv.get("hand", [])]
+        assert p.deck == sorted(p.deck)  # deck order: in no view
+    if pub.battle is not None:  # conflict cards (R68)
+        vb = view["battle"]
+        assert vb is not None
+        for side, vs in enumerate((vb["attacker"], vb["defender"])):
+            chosen, shown = pub.battle.conflict[side], vs["conflict"]
+            assert (chosen != UNCHOSEN) == shown["chosen"]
+            if chosen == HIDDEN:
+                assert "card" not in shown and vs["seat"] != seat
+                seen["hidden conflict card"] += 1
+            elif chosen == NO_CARD and "card" not in shown:
+                assert vs["seat"] == seat  # its own "no card": it chose it
+            elif chosen >= 0:
+                card = shown.get("card")
+                assert card is not None and card["id"] == card_id(vs["seat"], chosen)
+    w, vw = pub.window, view["window"]
+    if w is not None:  # window answers (R37), the Order card (R41)
+        assert vw is not None
+        listed = {a["seat"] for a in vw["answers"]}
+        for asked, answer in zip(w.asked, w.answers, strict=True):
+            if answer is not None and asked not in listed:
+                assert asked == seat and vw["answered"] and vw["mode"] == "sealed"  # its own sealed answer
+                seen["own sealed answer"] += 1
+        if "card" in w.crown:
+            assert w.opener == seat and "card" not in vw.get("crown", {})  # its own crown use's card
+            seen["own order card"] += 1
+    ch, vc = pub.choice, view["choice"]
+    if ch is not None and ch.cards:  # looked-at cards (R41)
+        assert vc is not None
+        owner = ch.target if ch.kind == PromptKind.PROSPERITY else ch.seat
+        assert [card_id(owner, c) for c in ch.cards] == [c["id"] for c in vc.get("cards", [])]
+        assert list(obs.known_tops[owner]) == list(ch.cards)
+        seen["own look"] += 1
+    else:
+        assert not any(obs.known_tops)  # no look of its own: no known deck top
+    # in no view, hidden from everybody
+    assert (pub.seed, pub.rng_counter, pub.dice_queue, pub.actions_applied) == (0, 0, [], 0)
+    assert pub.setup["seed"] == 0 and "pin" not in pub.setup
+
+
+@pytest.mark.parametrize(
+    ("players", "seed", "options"),
+    [(3, 25, {"fracture_windows": "sealed"}), (4, 26, {"fracture_windows": "in_turn"}), (2, 27, {})],
+    ids=["3p-sealed", "4p-in-turn", "2p"],
+)
+def test_what_observe_keeps_is_what_view_for_shows(
+    players: int, seed: int, options: dict[str, object]
+) -> None:
+    """view_for is the source of what a seat may know (issue 31 §2): for every position of a random game
+    with crowns and every seat, each hidden piece the observation keeps is shown by view_for."""
+    seen = dict.fromkeys(("hidden conflict card", "own sealed answer", "own order card", "own look"), 0)
+    for state in positions(players, seed=seed, options=options, crowns=True):
+        for seat in range(players):
+            _kept_is_shown(state, seat, seen)
+    assert seen["hidden conflict card"] and seen["own look"] and seen["own order card"], seen
+    if options.get("fracture_windows") == "sealed":
+        assert seen["own sealed answer"], seen
+
+
+def test_private_view_is_the_viewer_part_of_view_for() -> None:
+    """observe reads ``private_view``: the hands, battle, window and choice of view_for's answer, for every
+    seat and the spectator."""
+    for state in positions(3, seed=25, options={"fracture_windows": "sealed"}, crowns=True)[::3]:
+        for viewer in (None, 0, 1, 2):
+            part, whole = private_view(state, viewer), view_for(state, viewer)
+            assert part["hands"] == [pv.get("hand") for pv in whole["players"]]
+            assert (part["battle"], part["window"], part["choice"]) == (
+                whole["battle"],
+                whole["window"],
+                whole["choice"],
+            )

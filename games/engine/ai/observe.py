@@ -2,12 +2,13 @@
 
 :func:`observe` turns a state into an :class:`Observation` for one seat: the state with everything that
 seat may not know taken out and put in a canonical form, plus the counts it may know. What the seat may
-know has one home, :func:`games.engine.view_for` (R95): ``observe`` takes its visibility from the seat's
-view and keeps a hidden piece only where that view shows it —
+know has one home, :func:`games.engine.view_for` (R95): ``observe`` takes its visibility from view_for —
+from :func:`games.engine.view.private_view`, the part of view_for's answer that depends on who looks, built
+by the same code (view_for's public rest, the map, VP, piles and prompts, would cost a bot's *easy*
+decision more than the decision itself) — and keeps a hidden piece only where the seat's view shows it:
 
-* hands: the hand the view's ``players[i]`` shows (``hand``) stays; every other hand goes, with its deck,
+* hands: the hand the view shows (``players[i]["hand"]``) stays; every other hand goes, with its deck,
   into one sorted *pool* per player (the seat knows which cards a player has left, not where they are);
-  the hand sizes are the view's ``hand_size``;
 * conflict cards (R68): a side's face-down card stays only if the view's battle side ``conflict`` shows
   its ``card``; otherwise it goes back to its player's pool and the side is marked :data:`HIDDEN`;
 * window answers (R37): an answer stays only if the view's window lists it (``answers``: every answer of
@@ -43,7 +44,7 @@ from ..kinds import PromptKind, Stage
 from ..rng import Rng
 from ..rules.crowns import order_candidates
 from ..state import NO_CARD, UNCHOSEN, Battle, Choice, GameState, Player, Window, to_dict
-from ..view import view_for
+from ..view import private_view
 from ..view_types import BattleView, WindowView
 
 #: ``Battle.conflict`` marker in an observation: another seat has chosen face down (card or no card).
@@ -57,7 +58,7 @@ class Observation:
     Attributes:
         seat: the observing seat.
         public: the state with hidden parts canonicalised; never mutate it.
-        hand_sizes: cards in each player's hand (R95: public counts).
+        hand_sizes: cards in each player's hand (R95: public counts, the view's ``hand_size``).
         known_tops: per player, the cards the seat knows on top of that deck, top first (its own pending
             Insight or Prosperity look).
     """
@@ -79,18 +80,19 @@ class Observation:
 
 def observe(state: GameState, seat: int) -> Observation:
     """The :class:`Observation` of ``state`` for ``seat`` (0-based), keeping only what
-    ``view_for(state, seat)`` shows (see the module docstring).
+    ``view_for(state, seat)`` shows (read from ``private_view``, its viewer-dependent part; see the module
+    docstring).
 
     Returns:
         An observation that depends only on what ``seat`` may know (R95).
 
     Raises:
-        InvalidSeat: ``seat`` is not a seat of this game (``view_for``).
+        InvalidSeat: ``seat`` is not a seat of this game (as for ``view_for``).
     """
-    view = view_for(state, seat)
+    view = private_view(state, seat)
     s = state.shallow()
     players = [p.copy() for p in s.players]
-    sizes = tuple(pv["hand_size"] for pv in view["players"])
+    sizes = tuple(len(p.hand) for p in players)  # public counts: the view's hand_size
     tops: list[tuple[int, ...]] = [() for _ in players]
     choice = s.choice
     if choice is not None and choice.cards:
@@ -102,8 +104,8 @@ def observe(state: GameState, seat: int) -> Observation:
             s.choice = _with_cards(choice, [])
     s.battle = _observed_battle(s.battle, view["battle"], players, seat)
     s.window = _observed_window(s.window, view["window"], seat)
-    for p, pv in zip(players, view["players"], strict=True):
-        if "hand" in pv:
+    for p, hand in zip(players, view["hands"], strict=True):
+        if hand is not None:
             p.deck = sorted(p.deck)  # deck order: in no view
         else:
             p.deck = sorted(p.deck + p.hand)
