@@ -39,6 +39,7 @@ makemessages: setup
 run: setup messages
 	$(BIN)/python manage.py migrate --noinput -v0
 	$(BIN)/python manage.py demo
+	$(BIN)/python manage.py vapid_keys --write  # Web Push keys in var/vapid.json, kept once made (issue 32)
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
 
 # Tests use PostgreSQL when it answers on 127.0.0.1:5432 (CI makes it required), SQLite otherwise.

@@ -63,6 +63,7 @@ def _sweep_forever(every: int) -> None:
             if applied:
                 log.info("deadline sweep applied %d timeout action(s)", applied)
             tasks.outbox_sweep()
+            tasks.webhooks_send()  # issue 32: the game webhooks' retries
         except Exception:  # keep the sweeper alive; the next run retries
             log.exception("deadline sweep failed")
         finally:

@@ -575,7 +575,10 @@ class PushDelivery(models.Model):
         SENT = "sent", _("sent")
         FAILED = "failed", _("not sent")
 
-    notification = models.ForeignKey(Notification, on_delete=models.CASCADE, related_name="pushes")
+    # db_index=False: the unique (notification, subscription) constraint leads with it
+    notification = models.ForeignKey(
+        Notification, on_delete=models.CASCADE, related_name="pushes", db_index=False
+    )
     subscription = models.ForeignKey("accounts.PushSubscription", on_delete=models.CASCADE, related_name="+")
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
     attempts = models.PositiveSmallIntegerField(default=0)
@@ -596,7 +599,8 @@ class PushDelivery(models.Model):
 class GameWebhook(models.Model):
     """A table's webhook (issue 32), set by the game's creator: Discord, Slack or a generic JSON post signed
     with HMAC-SHA256 (``secret``). It gets "It is Alice's turn in …" and the result; ``failures`` counts
-    deliveries given up in a row, and after 8 the hook is paused (``paused_at``) and its creator told."""
+    failed posts in a row (any of its deliveries; a success resets it), and at 8 the hook is paused
+    (``paused_at``) and its creator told (games/notify/webhooks.py)."""
 
     class Kind(models.TextChoices):
         """The receiver's format."""

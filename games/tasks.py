@@ -13,7 +13,9 @@ from django.utils import timezone
 from games import services
 from games.models import Notification
 from games.notify import account_mail
+from games.notify import push as notify_push
 from games.notify import send as notify_send
+from games.notify import webhooks as notify_webhooks
 from games.services import inbox, outbox, ratings
 from games.services.published import TASKS
 
@@ -49,8 +51,32 @@ def notifications_send(game_id: int | None = None, game_ids: list[int] | None = 
         How many emails went out; a second run sends none (each row is sent once).
     """
     if game_ids:
-        return sum(notify_send.outbox_flush(game_id=g) for g in game_ids)
-    return notify_send.outbox_flush(game_id=game_id)
+        sent = sum(notify_send.outbox_flush(game_id=g) for g in game_ids)
+    else:
+        sent = notify_send.outbox_flush(game_id=game_id)
+    _pushes_publish()
+    return sent
+
+
+@shared_task(acks_late=True)  # type: ignore[untyped-decorator]
+def pushes_send() -> int:
+    """Send the due Web Pushes (issue 32: made when their outbox rows went out by email; retried with
+    backoff, an expired subscription deleted: :func:`games.notify.push.pushes_flush`).
+
+    Returns:
+        How many pushes the push services took; a second run sends none.
+    """
+    return notify_push.pushes_flush()
+
+
+def _pushes_publish() -> None:
+    """Publish ``pushes_send`` if a push is due (after the emails that made them were sent). Never raises:
+    the outbox sweep sends pushes a lost publish left behind."""
+    try:
+        if notify_push.pushes_due():
+            pushes_send.delay()
+    except Exception:
+        log.warning("could not publish pushes_send; the outbox sweep will send the pushes")
 
 
 @shared_task(acks_late=True)  # type: ignore[untyped-decorator]
@@ -71,8 +97,8 @@ def account_mail_send(message: dict[str, Any] | None = None) -> int:
 @shared_task(acks_late=True)  # type: ignore[untyped-decorator]
 def outbox_sweep() -> int:
     """Every minute: process received mails still pending, send every due notification (those postponed by
-    quiet hours or away periods, and any a lost task or an unreachable broker left behind) and the daily
-    digests. Returns emails sent.
+    quiet hours or away periods, and any a lost task or an unreachable broker left behind), the daily
+    digests and the due Web Pushes (issue 32: retries, and those a lost publish left). Returns emails sent.
 
     A mail whose processing fails is logged and left pending (its transaction rolled back, nothing of it
     applied); the other mails, the notifications and the digests still go out.
@@ -83,7 +109,12 @@ def outbox_sweep() -> int:
             inbox.mail_process(mail_id=mail_id)
         except Exception:  # one bad mail must not stop everyone's notifications
             log.exception("could not process inbound mail %s; it stays pending", mail_id)
-    return notify_send.outbox_flush(now=now) + notify_send.digests_send(now=now)
+    sent = notify_send.outbox_flush(now=now) + notify_send.digests_send(now=now)
+    try:
+        notify_push.pushes_flush(now=now)  # issue 32: pushes due again after a failure, or left behind
+    except Exception:
+        log.exception("could not send the due pushes")
+    return sent
 
 
 @shared_task(acks_late=True)  # type: ignore[untyped-decorator]
@@ -102,6 +133,14 @@ def inbound_process(mail_id: int) -> str:
 
 
 @shared_task(acks_late=True)  # type: ignore[untyped-decorator]
+def webhooks_send() -> int:
+    """Post the due webhook deliveries (issue 32): published after a write that queued some, and by beat
+    every minute for the retries (``CELERY_BEAT_SCHEDULE``). Returns the posts that succeeded; a second
+    run posts nothing twice (a sent delivery is no longer due)."""
+    return notify_webhooks.deliveries_send()
+
+
+@shared_task(acks_late=True)  # type: ignore[untyped-decorator]
 def game_rate(game_id: int) -> bool:
     """Rate a finished game if it has not been rated (games are rated in the transaction that ends them;
     this re-runnable task is for backfills and repairs). Returns whether ratings changed; a second run
@@ -114,3 +153,4 @@ TASKS.notifications_send = notifications_send
 TASKS.account_mail_send = account_mail_send
 TASKS.inbound_process = inbound_process
 TASKS.bots_play = bots_play
+TASKS.webhooks_send = webhooks_send

@@ -3,6 +3,7 @@
 from django.urls import path
 
 from games.web import actions, chat, game_page, history, invites, lobby, orders, poll, resign, site, undo
+from games.web import webhooks as game_webhooks
 
 app_name = "games"
 urlpatterns = [
@@ -35,6 +36,17 @@ urlpatterns = [
     path("games/<int:game_id>/undo/", undo.undo, name="undo"),
     path("games/<int:game_id>/back/", lobby.lobby_action, {"action": "back"}, name="back"),
     path("games/<int:game_id>/resign/", resign.resign, name="resign"),
+    path("games/<int:game_id>/webhooks/", game_webhooks.webhooks, name="webhooks"),
+    path(
+        "games/<int:game_id>/webhooks/<int:hook_id>/remove/",
+        game_webhooks.webhook_remove,
+        name="webhook_remove",
+    ),
+    path(
+        "games/<int:game_id>/webhooks/<int:hook_id>/resume/",
+        game_webhooks.webhook_resume,
+        name="webhook_resume",
+    ),
     path("games/<int:game_id>/poll/", poll.poll, name="poll"),
     path("games/<int:game_id>/partial/<str:name>/", game_page.partial, name="partial"),
     path("games/<int:game_id>/chat/", chat.chat, name="chat"),

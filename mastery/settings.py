@@ -7,6 +7,7 @@ console and to ``var/mail/``. ``MASTERY_ENV=production`` requires ``SECRET_KEY``
 
 from __future__ import annotations
 
+from email.utils import parseaddr
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -33,6 +34,9 @@ if PRODUCTION and not ALLOWED_HOSTS:
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
+#: Issue 32: whether a game webhook may post to ``http://127.0.0.1[:port]`` (development and tests); in
+#: production only https URLs to public addresses are accepted (games.services.webhooks).
+WEBHOOKS_ALLOW_LOCALHOST = env_bool("WEBHOOKS_ALLOW_LOCALHOST", not PRODUCTION)
 #: The site's name in emails and pages ("Hello from Medieval Mastery!"); written with SITE_URL's host into
 #: django.contrib.sites' Site after every migrate (accounts.apps), so allauth's emails use it (issue 16).
 SITE_NAME = env_str("SITE_NAME", "Medieval Mastery")
@@ -259,6 +263,8 @@ OUTBOX_SWEEP_INTERVAL = env_int("OUTBOX_SWEEP_INTERVAL", 60)
 CELERY_BEAT_SCHEDULE = {
     "deadline-sweep": {"task": "games.tasks.deadline_sweep", "schedule": float(DEADLINE_SWEEP_INTERVAL)},
     "outbox-sweep": {"task": "games.tasks.outbox_sweep", "schedule": float(OUTBOX_SWEEP_INTERVAL)},
+    # issue 32: the game webhooks' retries (a first post is published after its write commits)
+    "webhooks-sweep": {"task": "games.tasks.webhooks_send", "schedule": float(OUTBOX_SWEEP_INTERVAL)},
 }
 # Redis redelivers a task a killed worker had taken after this many seconds (acks_late); the outbox sweep
 # sends its rows within a minute anyway.
@@ -316,6 +322,26 @@ MAIL_RECEIVER_PORT = env_int("MAIL_RECEIVER_PORT", 2525)
 #: default) the webhook URLs are not served at all.
 ANYMAIL_WEBHOOK_SECRET = env_str("ANYMAIL_WEBHOOK_SECRET", "" if PRODUCTION else "dev:insecure-secret")
 ANYMAIL = {"WEBHOOK_SECRET": ANYMAIL_WEBHOOK_SECRET}
+
+#: Web Push (issue 32; RFC 8292 VAPID, docs/operations.md "Web Push"): the site's P-256 key pair, base64url
+#: (the public key uncompressed, 65 bytes: PushManager.subscribe's applicationServerKey; the private key
+#: the raw 32-byte scalar), and the contact named in every push's JWT ("mailto:…" or an https URL). From
+#: the environment; outside production and tests, a key left unset is read from ``VAPID_KEYS_FILE``, which
+#: ``manage.py vapid_keys --write`` makes (``make run`` does). Without keys no push is sent and the
+#: profile says so.
+VAPID_KEYS_FILE = VAR_DIR / "vapid.json"
+_vapid_stored: dict[str, str] = {}
+if ENVIRONMENT == "development" and VAPID_KEYS_FILE.is_file():
+    import json as _json
+
+    _vapid_stored = {str(k): str(v) for k, v in _json.loads(VAPID_KEYS_FILE.read_text()).items()}
+VAPID_PUBLIC_KEY = env_str("VAPID_PUBLIC_KEY", _vapid_stored.get("VAPID_PUBLIC_KEY", ""))
+VAPID_PRIVATE_KEY = env_str("VAPID_PRIVATE_KEY", _vapid_stored.get("VAPID_PRIVATE_KEY", ""))
+_vapid_contact = "mailto:" + (parseaddr(DEFAULT_FROM_EMAIL)[1] or "noreply@localhost")
+VAPID_SUBJECT = env_str("VAPID_SUBJECT", _vapid_stored.get("VAPID_SUBJECT", _vapid_contact))
+#: Seconds a push service keeps an undelivered push (the ``TTL`` header, RFC 8030 §5.2); a decision's push
+#: lives no longer than its deadline.
+PUSH_TTL = env_int("PUSH_TTL", 86_400)
 
 #: Chat rate limits per user (issue 19): messages a minute and a day.
 CHAT_PER_MINUTE = env_int("CHAT_PER_MINUTE", 10)

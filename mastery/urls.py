@@ -6,9 +6,12 @@ from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
+from accounts import calendar as account_calendar
 from accounts import views as account_views
 from games.api import api
 from games.web import email_links, site
+
+from . import pwa
 
 #: A lost database connection raised in a middleware is a 503 "try again", JSON under /api/ (issue 28).
 handler500 = "mastery.unavailable.server_error"
@@ -21,6 +24,10 @@ urlpatterns = [
     path("api/", api.urls),
     path("e/<str:token>/", email_links.email_link, name="email_link"),
     path("unsubscribe/<str:token>/", account_views.unsubscribe, name="unsubscribe"),
+    path("calendar/<str:token>.ics", account_calendar.feed, name="calendar_feed"),  # issue 32
+    path("sw.js", pwa.service_worker, name="service_worker"),  # issue 32: scope "/", so at the root
+    path("manifest.webmanifest", pwa.manifest, name="manifest"),
+    path("offline/", pwa.offline, name="offline"),
     path("", include("games.urls")),
     path("", site.home, name="home"),
 ]

@@ -75,6 +75,7 @@ class Migration(migrations.Migration):
                 (
                     "notification",
                     models.ForeignKey(
+                        db_index=False,
                         on_delete=django.db.models.deletion.CASCADE,
                         related_name="pushes",
                         to="games.notification",

@@ -29,6 +29,7 @@ from django.utils import timezone, translation
 from accounts.models import User
 from games.models import Notification, Prompt
 from games.notify import account_mail
+from games.notify import push as notify_push
 from games.notify.chat_mail import chat_message_for
 from games.notify.content import CHAT_KINDS, EmailContent, build_email, chat_digest, content_for, user_zone
 from games.services.outbox import DECISION_KINDS
@@ -290,7 +291,8 @@ def outbox_flush(
             except Exception as error:
                 _failed(n, now, error)
                 continue
-            _mark_sent(n)
+            if _mark_sent(n):
+                notify_push.deliveries_queue(n, now)  # issue 32: its pushes, sent by tasks.pushes_send
             sent += 1
     finally:
         connection.close()

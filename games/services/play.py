@@ -25,6 +25,7 @@ from games.services.outbox import queue_write
 from games.services.projection import prompts_sync
 from games.services.published import TASKS
 from games.services.ratings import rate_game
+from games.services.webhooks import webhooks_queue
 from games.standing import standing_answer
 from games.store import move_save
 
@@ -462,6 +463,14 @@ def move_store(
         finished=bool(state.winners) and (previous is None or not previous.winners),
         timed_out=timed_out,
         stand_ins=stand_ins(seats),
+    )
+    webhooks_queue(  # issue 32: a new turn or the result, to the table's webhooks
+        game=game,
+        state=state,
+        seats=seats,
+        opened=opened,
+        finished=bool(state.winners) and (previous is None or not previous.winners),
+        now=now,
     )
     if bots_later and deferred_bot_prompt(state, seats) is not None:
         transaction.on_commit(partial(enqueue_bots, game.pk))

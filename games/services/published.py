@@ -45,6 +45,7 @@ class Tasks:
         self.account_mail_send: Publishable = _Missing("account_mail_send")
         self.inbound_process: Publishable = _Missing("inbound_process")
         self.bots_play: Publishable = _Missing("bots_play")
+        self.webhooks_send: Publishable = _Missing("webhooks_send")
 
 
 #: The one registry, filled by ``games.tasks`` when it is imported.

@@ -88,7 +88,7 @@ def test_a_worker_that_connects_queues_every_periodic_task_once(caplog: pytest.L
     """The catch-up step queues each task of the beat schedule once per (re)connection; a publish that
     fails is logged and the others still go (beat and the next reconnection try again)."""
     expected = sorted(str(entry["task"]) for entry in settings.CELERY_BEAT_SCHEDULE.values())
-    assert expected == ["games.tasks.deadline_sweep", "games.tasks.outbox_sweep"]
+    assert expected == ["games.tasks.deadline_sweep", "games.tasks.outbox_sweep", "games.tasks.webhooks_send"]
     app_ = _App()
     consumer = SimpleNamespace(app=app_)
     step = CatchUp.__new__(CatchUp)  # a bootstep's constructor wants the consumer's blueprint
@@ -100,5 +100,5 @@ def test_a_worker_that_connects_queues_every_periodic_task_once(caplog: pytest.L
     refusing = SimpleNamespace(app=_App(refuse=("games.tasks.deadline_sweep",)))
     with caplog.at_level(logging.WARNING, logger="mastery.worker"):
         step.start(refusing)
-    assert refusing.app.sent == ["games.tasks.outbox_sweep"]
+    assert sorted(refusing.app.sent) == ["games.tasks.outbox_sweep", "games.tasks.webhooks_send"]
     assert "games.tasks.deadline_sweep" in caplog.text
