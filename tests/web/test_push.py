@@ -16,12 +16,10 @@ import os
 import re
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from io import StringIO
 from pathlib import Path
 from typing import Any
@@ -53,6 +51,7 @@ from mastery import pwa
 
 from .conftest import LOCMEM, Writes, create_started_game, create_user, seat_users, state_of
 from .factories import conflict_step, crown_look, fracture_window, game_from_state
+from .http_stub import Received, http_stub
 from .test_email_hidden_information import CARD_ID, LANGS, Recipient, db_positions
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,15 +71,6 @@ def unb64url(text: str) -> bytes:
 
 
 @dataclass
-class Received:
-    """One push the stub accepted: its path, headers and encrypted body."""
-
-    path: str
-    headers: dict[str, str]
-    body: bytes
-
-
-@dataclass
 class PushService:
     """A local push service: answers ``status[path]`` (201 by default) after checking the push; records
     every push it took in ``received`` and every check that failed in ``problems``."""
@@ -91,7 +81,19 @@ class PushService:
     status: dict[str, int] = field(default_factory=dict)
     origin: str = ""
 
-    def check(self, path: str, headers: dict[str, str], body: bytes) -> str | None:
+    def take(self, request: Received) -> int:
+        """Check one push: a bad one is recorded in ``problems`` (400), a good one in ``received`` when
+        its status is 201; the status to answer."""
+        problem = self.check(request.path, request.headers, request.body)
+        if problem is not None:
+            self.problems.append(f"{request.path}: {problem}")
+            return 400
+        status = self.status.get(request.path, 201)
+        if status == 201:
+            self.received.append(request)
+        return status
+
+    def check(self, path: str, headers: Mapping[str, str], body: bytes) -> str | None:
         """What is wrong with one push (``None``: nothing)."""
         auth = headers.get("authorization", "")
         m = re.fullmatch(r"vapid t=([A-Za-z0-9_\-.]+),\s*k=([A-Za-z0-9_\-]+)", auth)
@@ -135,35 +137,9 @@ class PushService:
 def push_service() -> Iterator[PushService]:
     """The stub, serving on a free port of 127.0.0.1 for one test; the site's VAPID keys are made here."""
     service = PushService(public_key="")
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # http.server's name
-            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            problem = service.check(self.path, headers, body)
-            if problem is not None:
-                service.problems.append(f"{self.path}: {problem}")
-                self.send_response(400)
-            else:
-                status = service.status.get(self.path, 201)
-                if status == 201:
-                    service.received.append(Received(self.path, headers, body))
-                self.send_response(status)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    service.origin = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with http_stub(service.take) as origin:
+        service.origin = origin
         yield service
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.fixture

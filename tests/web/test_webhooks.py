@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -30,26 +28,24 @@ from games.services import webhooks as hooks
 
 from .conftest import PASSWORD, create_started_game, play_human_move, seat_users, state_of
 from .factories import conflict_step, fracture_window, game_from_state
+from .http_stub import Received, http_stub
 
 pytestmark = pytest.mark.django_db
 
 
 @dataclass
-class Received:
-    """One request the receiver got."""
-
-    path: str
-    headers: dict[str, str]
-    body: bytes
-
-
-@dataclass
 class Receiver:
-    """A threaded HTTP server on 127.0.0.1 that records every POST and answers ``status``."""
+    """A webhook's receiver (:func:`tests.web.http_stub.http_stub`) that records every POST and answers
+    ``status``."""
 
-    url: str
+    url: str = ""
     requests: list[Received] = field(default_factory=list)
     status: int = 204
+
+    def take(self, request: Received) -> int:
+        """Record ``request``; the status to answer."""
+        self.requests.append(request)
+        return self.status
 
     def json(self) -> list[dict[str, Any]]:
         """The bodies received, parsed."""
@@ -59,29 +55,10 @@ class Receiver:
 @pytest.fixture
 def receiver(settings: SettingsWrapper) -> Iterator[Receiver]:
     settings.WEBHOOKS_ALLOW_LOCALHOST = True
-    box: list[Receiver] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length", "0"))
-            body = self.rfile.read(length)
-            box[0].requests.append(Received(self.path, {k: v for k, v in self.headers.items()}, body))
-            self.send_response(box[0].status)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        def log_message(self, format: str, *args: Any) -> None:  # keep the test output quiet
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    box.append(Receiver(url=f"http://127.0.0.1:{server.server_address[1]}/hook"))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield box[0]
-    finally:
-        server.shutdown()
-        server.server_close()
+    box = Receiver()
+    with http_stub(box.take) as origin:
+        box.url = f"{origin}/hook"
+        yield box
 
 
 def creator_of(game: Game) -> User:
