@@ -22,6 +22,7 @@ from django.utils.translation import gettext as _
 from accounts.models import User
 from games import engine
 from games.actions_ui import DEADLINE_CLOSERS
+from games.components import place_labels, place_name
 from games.log import describe
 from games.models import (
     RATING_POOLS,
@@ -194,8 +195,11 @@ def game_view(game: Game, user: Viewer, *, with_log: bool = True) -> GameView:
 
 
 def _places(view: engine.View) -> dict[str, str]:
-    """Position id -> tile name, for the log's words."""
-    return {t["id"]: t["name"] for t in view["map"] if "name" in t}
+    """Position id -> the place's name for the log's words, in the active language and as the map names
+    it (:func:`games.components.place_labels`: "Forest (north-west)" when two share a name, so the log and
+    the forms never disagree); a castle keeps its own name."""
+    labels = {pos: label for pos, (label, _short) in place_labels(view, name_of=place_name).items()}
+    return {t["id"]: labels.get(t["id"], t["name"]) for t in view["map"] if "name" in t}
 
 
 def _log(

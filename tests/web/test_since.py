@@ -19,10 +19,10 @@ from django.utils import translation
 
 from accounts.models import User
 from games import engine
+from games.components import place_labels
 from games.log import describe
 from games.models import ActionRecord, Game
 from games.selectors import GameView, LogEntry
-from games.web.presenters.common import place_labels
 from games.web.presenters.recent import since_model
 from tests.engine import fixtures as F
 

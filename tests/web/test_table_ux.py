@@ -17,13 +17,13 @@ from django.utils import timezone, translation
 
 from accounts.models import User
 from games import engine, services, tasks
+from games.components import place_labels
 from games.log import describe
 from games.models import Game, Notification
 from games.rulebook import battle_frames, opening_state
 from games.selectors import GameView, game_view
 from games.services import outbox
 from games.web.presenters import status_model
-from games.web.presenters.common import place_labels
 from games.web.presenters.confirm import confirmation, may_ask
 
 from .conftest import create_started_game, create_user, seat_users, state_of

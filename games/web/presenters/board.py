@@ -8,7 +8,8 @@ import math
 from django.utils.translation import gettext as _
 
 from games import engine
-from games.web.presenters.common import LegalActions, actions_by_type, place_labels, seat_style
+from games.components import place_labels
+from games.web.presenters.common import LegalActions, actions_by_type, seat_style
 from games.web.presenters.shapes import BoardModel, TileModel
 
 #: Hex circumradius in SVG units (pointy-top axial layout: x = √3·(q + r/2), y = 1.5·r).

@@ -3,12 +3,8 @@ grouped by type."""
 
 from __future__ import annotations
 
-import math
-from collections import defaultdict
 from collections.abc import Iterable
 from typing import TypeVar
-
-from django.utils.translation import gettext_lazy
 
 from games import engine
 from games.web.presenters.shapes import SeatStyle
@@ -111,64 +107,3 @@ def card_label(card: engine.CardView) -> str:
     if card["kind"] == engine.CardKind.SUPPORT:
         return f"{card['name']} (+{value})"
     return f"{card['name']} ({value})"
-
-
-#: The eight compass directions, as sentences use them ("Forest (north-west)") and as the map's short
-#: labels do ("Forest NW"), anticlockwise from east.
-_DIRECTIONS = (
-    (gettext_lazy("east"), gettext_lazy("E")),
-    (gettext_lazy("north-east"), gettext_lazy("NE")),
-    (gettext_lazy("north"), gettext_lazy("N")),
-    (gettext_lazy("north-west"), gettext_lazy("NW")),
-    (gettext_lazy("west"), gettext_lazy("W")),
-    (gettext_lazy("south-west"), gettext_lazy("SW")),
-    (gettext_lazy("south"), gettext_lazy("S")),
-    (gettext_lazy("south-east"), gettext_lazy("SE")),
-)
-
-
-#: What a lake is called on the map and in sentences (R11: it cannot be entered).
-_LAKE = gettext_lazy("Lake")
-
-
-def _direction(x: float, y: float) -> int:
-    """The compass sector (index of :data:`_DIRECTIONS`) of the offset ``x``, ``y`` (SVG: y grows down)."""
-    angle = math.degrees(math.atan2(-y, x)) % 360
-    return int(((angle + 22.5) % 360) // 45)
-
-
-def place_labels(view: engine.View, *, lakes: bool = False) -> dict[str, tuple[str, str]]:
-    """How pages name every territory of the map (issue 16): ``pos id -> (label, short)``. A name that is
-    unique on the map is both ("Fort"); a repeated one says where the tile lies from the map's centre,
-    "Forest (north-west)" in forms and sentences and "Forest NW" on the map (with a number when two share
-    a direction). Never the internal id. With ``lakes``, the lakes too, named "Lake" the same way ("Lake
-    (south)" when there are several; issue 29).
-    """
-    kinds = ("territory", "lake") if lakes else ("territory",)
-    lake = str(_LAKE)
-    tiles: list[engine.TileView] = [
-        t if t["kind"] == "territory" else engine.TileView(**{**t, "name": lake})
-        for t in view["map"]
-        if t["kind"] in kinds
-    ]
-    centres = {t["id"]: (math.sqrt(3) * (t["q"] + t["r"] / 2), 1.5 * t["r"]) for t in view["map"]}
-    cx = sum(x for x, _y in centres.values()) / max(1, len(centres))
-    cy = sum(y for _x, y in centres.values()) / max(1, len(centres))
-    by_name: dict[str, list[engine.TileView]] = defaultdict(list)
-    for tile in tiles:
-        by_name[str(tile.get("name", tile["id"]))].append(tile)
-    out: dict[str, tuple[str, str]] = {}
-    for name, same in by_name.items():
-        if len(same) == 1:
-            out[same[0]["id"]] = (name, name)
-            continue
-        sectors = {t["id"]: _direction(centres[t["id"]][0] - cx, centres[t["id"]][1] - cy) for t in same}
-        for tile in same:
-            sector = sectors[tile["id"]]
-            long, short = (str(w) for w in _DIRECTIONS[sector])
-            twins = [t["id"] for t in same if sectors[t["id"]] == sector]
-            if len(twins) > 1:
-                n = twins.index(tile["id"]) + 1
-                long, short = f"{long} {n}", f"{short}{n}"
-            out[tile["id"]] = (f"{name} ({long})", f"{name} {short}")
-    return out

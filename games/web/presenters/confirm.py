@@ -10,9 +10,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from games import engine
-from games.components import content_of
+from games.components import content_of, place_labels
 from games.engine import Phase
-from games.web.presenters.common import artefact_owner, crown_of, place_labels
+from games.web.presenters.common import artefact_owner, crown_of
 
 
 def may_ask(action: engine.Action) -> bool:

@@ -18,7 +18,7 @@ from django_stubs_ext import StrPromise
 from games import engine
 from games.actions_ui import ACTION_KINDS, FormShape
 from games.bots import stand_ins
-from games.components import DEFAULT_CONTENT, artefact_name, content_of, territory_name
+from games.components import DEFAULT_CONTENT, artefact_name, content_of, place_labels, territory_name
 from games.engine import ActionType, PromptKind
 from games.selectors import GameView
 from games.web.presenters.common import (
@@ -27,7 +27,6 @@ from games.web.presenters.common import (
     artefact_owner,
     card_label,
     crown_of,
-    place_labels,
 )
 from games.web.presenters.shapes import (
     AdvanceForm,

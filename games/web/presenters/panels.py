@@ -10,9 +10,10 @@ from django.utils.translation import gettext_lazy
 from django_stubs_ext import StrPromise
 
 from games import engine
+from games.components import place_labels
 from games.models import Game
 from games.selectors import GameView
-from games.web.presenters.common import place_labels, seat_style
+from games.web.presenters.common import seat_style
 from games.web.presenters.shapes import (
     BattleModel,
     BattleSideModel,

@@ -27,9 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from games import engine
+from games.components import place_labels
 from games.log import describe
 from games.selectors import GameView
-from games.web.presenters.common import place_labels
 from games.web.presenters.shapes import SinceItem, SinceModel
 
 E = engine.EventType

@@ -10,11 +10,11 @@ from collections.abc import Callable
 from django.utils.translation import gettext as _
 
 from games import engine
+from games.components import place_labels
 from games.log import describe
 from games.messages import barrier_text
 from games.rulebook import rule_anchor
 from games.selectors import GameView
-from games.web.presenters.common import place_labels
 from games.web.presenters.shapes import UndoModel
 
 
