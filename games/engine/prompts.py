@@ -1,6 +1,7 @@
 """Who must decide now (:func:`pending`), what they may do (:func:`legal_actions`) and what they may not
 (:func:`blocked`): all three read the one decision table :data:`DECISIONS`, keyed by the kind of decision
-the state waits for (:func:`~games.engine.rules.core.decide`, which also says who decides; issue 31 §2).
+the state waits for (:func:`~games.engine.rules.core.decision_kind`; ``DECIDING_SEATS`` says who
+decides; issue 31 §2).
 
 Timeout policy (issue 2, documented in ``docs/game-record.md``): every prompt names the action applied if
 its deadline passes — response window: pass; conflict choice: the lowest-value conflict card held (an
@@ -262,7 +263,7 @@ class Decider:
     Attributes:
         prompts: ``(state) -> list[Prompt]``, the prompts of the seats deciding (:func:`pending`).
         options: ``(state, seat) -> list[Action]``, the legal actions of a deciding seat
-            (:func:`legal_actions`; only called for a seat of :func:`~games.engine.rules.core.decide`).
+            (:func:`legal_actions`; only called for a seat of :func:`~games.engine.rules.core.decision_kind`).
         blocked: ``(state, seat) -> list[IllegalAction]``, the moves ``seat`` cannot make now, with the
             refusal that says why (:func:`blocked`).
     """
@@ -273,9 +274,9 @@ class Decider:
 
 
 #: The one decision table (issue 31 §2): for each kind of decision the state waits for
-#: (:func:`~games.engine.rules.core.decide`, the one home of who decides), how its prompts, legal actions
-#: and blocked moves are built. :func:`pending`, :func:`legal_actions` and :func:`blocked` dispatch
-#: through it; :func:`~games.engine.rules.core.deciding_seats` reads the same classification.
+#: (:func:`~games.engine.rules.core.decision_kind`; who decides is ``DECIDING_SEATS``), how its prompts,
+#: legal actions and blocked moves are built. :func:`pending`, :func:`legal_actions` and :func:`blocked`
+#: dispatch through it; :func:`~games.engine.rules.core.deciding_seats` reads the same classification.
 DECISIONS: dict[DecisionKind, Decider] = {
     DecisionKind.NONE: Decider(_nothing, _no_options, battle_blocked),
     DecisionKind.RESPONSE: Decider(_window_prompts, respond_options, battle_blocked),  # R37

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, NamedTuple, Unpack
+from typing import Any, Unpack
 
 from .. import actions as A
 from ..content import Content
@@ -263,9 +263,9 @@ def conflict_waiting(state: GameState) -> list[tuple[int, int]]:
 
 
 class DecisionKind(StrEnum):
-    """The kind of decision the game waits for now (:func:`decide`): the key of the decision table
-    :data:`games.engine.prompts.DECISIONS`, which says how each kind's prompts, legal actions and blocked
-    moves are built (issue 31 §2)."""
+    """The kind of decision the game waits for now (:func:`decision_kind`): the key of :data:`DECIDING_SEATS`
+    and of the decision table :data:`games.engine.prompts.DECISIONS`, which says how each kind's prompts,
+    legal actions and blocked moves are built (issue 31 §2)."""
 
     NONE = "none"  # the game is over (R103), or a battle runs an automatic step
     RESPONSE = "response"  # a response window (R37)
@@ -273,19 +273,6 @@ class DecisionKind(StrEnum):
     CONFLICT = "conflict"  # battle step 4: the conflict cards (R68)
     SUPPORT = "support"  # battle step 5: the support alternation (R69–R70)
     TURN = "turn"  # the active player's own turn: free window, manoeuvre, Vitality (R27–R28, R41)
-
-
-class Decision(NamedTuple):
-    """What the game waits for now (:func:`decide`; a named tuple: built on every ``pending`` and
-    ``legal_actions``, where a frozen dataclass's slower construction showed in random play).
-
-    Attributes:
-        kind: the :class:`DecisionKind`, the key of the decision table.
-        seats: who decides, by seat (R27, R37, R41, R68, R70); ``[]`` for :attr:`DecisionKind.NONE`.
-    """
-
-    kind: DecisionKind
-    seats: list[int]
 
 
 def decision_kind(state: GameState) -> DecisionKind:
@@ -332,17 +319,10 @@ DECIDING_SEATS: dict[DecisionKind, Callable[[GameState], list[int]]] = {
 }
 
 
-def decide(state: GameState) -> Decision:
-    """Classify ``state`` once: the kind of decision it waits for (:func:`decision_kind`) and who decides
-    (:data:`DECIDING_SEATS`)."""
-    kind = decision_kind(state)
-    return Decision(kind, DECIDING_SEATS[kind](state))
-
-
 def deciding_seats(state: GameState) -> list[int]:
-    """Every seat the game waits for now, by seat: the one home of "who decides" (:func:`decide`), the
-    seats of :func:`games.engine.pending`'s prompts and of a non-empty :func:`games.engine.legal_actions`
-    (R27, R37, R41, R68, R70)."""
+    """Every seat the game waits for now, by seat: the one home of "who decides" (:func:`decision_kind`,
+    :data:`DECIDING_SEATS`), the seats of :func:`games.engine.pending`'s prompts and of a non-empty
+    :func:`games.engine.legal_actions` (R27, R37, R41, R68, R70)."""
     return DECIDING_SEATS[decision_kind(state)](state)
 
 

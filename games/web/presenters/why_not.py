@@ -25,6 +25,14 @@ def _entry(text: str, rule: str) -> dict[str, str]:
     return {"text": text, "rule": rule, "anchor": rule_anchor(rule)}
 
 
+def _no_room(_crown: str) -> str:
+    """Every one-knight redistribution would empty a territory (R45) or overfill one (R12)."""
+    return _(
+        "No redistribution: every move would leave a territory empty or over its capacity; you can still "
+        "advance."
+    )
+
+
 #: The words of a blocked move, by its family and the engine's code: ``(crown name) -> sentence``. A pair
 #: missing here is worded "<family>: <the engine's message>" (:func:`_generic`).
 _WORDS: dict[tuple[ActionType, ErrorCode], Callable[[str], str]] = {
@@ -43,14 +51,8 @@ _WORDS: dict[tuple[ActionType, ErrorCode], Callable[[str], str]] = {
     (ActionType.REDISTRIBUTE, ErrorCode.LOCATION_UNSUPPLIED): lambda _crown: _(
         "No redistribution: none of your territories has a line of supply, so all are frozen."
     ),
-    (ActionType.REDISTRIBUTE, ErrorCode.TERRITORY_ABANDONED): lambda _crown: _(
-        "No redistribution: every move would leave a territory empty or over its capacity; you can still "
-        "advance."
-    ),
-    (ActionType.REDISTRIBUTE, ErrorCode.OVER_CAPACITY): lambda _crown: _(
-        "No redistribution: every move would leave a territory empty or over its capacity; you can still "
-        "advance."
-    ),
+    (ActionType.REDISTRIBUTE, ErrorCode.TERRITORY_ABANDONED): _no_room,
+    (ActionType.REDISTRIBUTE, ErrorCode.OVER_CAPACITY): _no_room,
     (ActionType.USE_CROWN, ErrorCode.CROWN_UNAVAILABLE): lambda crown: (
         _("%(crown)s: face down (destroyed) until it is restored at the end of a turn of yours.")
         % {"crown": crown}
