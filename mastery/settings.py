@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "template_partials",
     "accounts",
     "games",
+    "anarchy",
 ]
 
 MIDDLEWARE = [

@@ -9,9 +9,9 @@ from django.urls import include, path
 from accounts import calendar as account_calendar
 from accounts import views as account_views
 from games.api import api
-from games.web import email_links, site
+from games.web import email_links
 
-from . import pwa
+from . import home, pwa
 
 #: A lost database connection raised in a middleware is a 503 "try again", JSON under /api/ (issue 28).
 handler500 = "mastery.unavailable.server_error"
@@ -28,8 +28,9 @@ urlpatterns = [
     path("sw.js", pwa.service_worker, name="service_worker"),  # issue 32: scope "/", so at the root
     path("manifest.webmanifest", pwa.manifest, name="manifest"),
     path("offline/", pwa.offline, name="offline"),
+    path("anarchy/", include("anarchy.urls")),  # issue 33: the second game
     path("", include("games.urls")),
-    path("", site.home, name="home"),
+    path("", home.home, name="home"),  # the platform's home: both games
 ]
 if settings.ANYMAIL_WEBHOOK_SECRET:  # inbound mail webhooks (issue 18), e.g. /anymail/mailgun/inbound/
     # anymail's own views, with a body they cannot parse answered 400 instead of 500 (issue 28)

@@ -1,4 +1,4 @@
-"""The site's own pages: home, health check, rules reference, new game, my games, the guided game and a
+"""The site's own pages: health check, rules reference, new game, my games, the guided game and a
 game against a bot.
 """
 
@@ -12,7 +12,6 @@ from django.core.cache import cache
 from django.db import DatabaseError
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
@@ -28,12 +27,6 @@ from games.web.forms import (
 from games.web.presenters.rules import rules_model
 
 log = logging.getLogger(__name__)
-
-
-def home(request: HtmxHttpRequest) -> HttpResponse:
-    """The home page: what the site is, and for players the games that wait for them."""
-    lists = select_my_games(request_user(request)) if request.user.is_authenticated else None
-    return render(request, "home.html", {"lists": lists, "rules_url": reverse("games:rules")})
 
 
 @require_safe

@@ -1,0 +1,414 @@
+"""Resolving the cards once they are all face up: the best play, card by card (D7–D24).
+
+After the reveal everything is known, so what is left to choose (Muster moves, Tactics, Beer, which
+Workers take the damage) is a search. :class:`Table` finds the best play from any state by dynamic
+programming over the cards, right to left, and remembers every state it has solved, so one table serves
+every deployment and every reveal of a position whose remaining cards are the same.
+
+A state's value is one integer that orders plays as the contract's objective does (D28): fewer undefended
+cards, then more strength kept, then more Bravery, then more Tactics and Beer left. Sums of values order
+sums of plays the same way, which the solver's expectation relies on (each part stays below its radix).
+
+Units on a side are counted in three kinds: ``m`` Craftsmen and Soldiers (strength 1, may drink Beer),
+``k`` Knights (strength 2) and ``l`` laid-down Workers (strength 1, no Beer) (D3, D12, D13).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from itertools import product
+
+from .cards import DEFENCES, AttackType, Card, Fortification, Tactic
+
+RADIX = 1 << 16
+#: One undefended card, one point of strength kept, one Bravery, one unused Tactic or Beer (D28).
+UNDEFENDED = -(RADIX**3)
+KEPT = RADIX**2
+BRAVERY = RADIX
+SAVED = 1
+TACTICS: tuple[Tactic, ...] = tuple(Tactic)
+
+Units = tuple[int, ...]  # (m, k, l) for each side, flattened: 12 numbers
+
+
+def value_parts(value: int) -> tuple[int, int, int, int]:
+    """``(undefended, strength kept, Bravery, Tactics and Beer saved)`` of a value or a sum of values."""
+    undefended, rest = divmod(-value, RADIX**3)
+    if rest:
+        undefended += 1
+        rest = RADIX**3 - rest
+    kept, rest = divmod(rest, KEPT)
+    bravery, saved = divmod(rest, BRAVERY)
+    return undefended, kept, bravery, saved
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One side of a card after Fortifications: ``side`` index, ``strength`` of the attack, ``fortified``
+    (what the Fortification absorbs, D9) and ``need`` (the rest)."""
+
+    side: int
+    strength: int
+    fortified: int
+    need: int
+
+
+@dataclass(frozen=True, slots=True)
+class Attack:
+    """A card as it meets one Castle: its ``hits`` (none for a Catapult), the Catapult's ``castle``
+    strength, its Tactic's index in ``TACTICS`` (or -1) and its skull."""
+
+    card: Card
+    hits: tuple[Hit, ...]
+    castle: int
+    tactic: int
+    skull: bool
+
+
+def fortification(
+    kind: Fortification | None,
+    side: int,
+    walls: tuple[int, ...],
+    towers: tuple[int, ...],
+    moat: int,
+    gate: int,
+) -> int:
+    """The defence a Fortification gives ``side`` (D9): Walls their side's level, the Moat its one level on
+    every side, Towers the two corners joining the side, the Gate the bottom side."""
+    if kind is Fortification.WALLS:
+        return walls[side]
+    if kind is Fortification.MOAT:
+        return moat
+    if kind is Fortification.TOWERS:
+        return towers[side] + towers[(side + 1) % 4]
+    if kind is Fortification.GATE:
+        return gate if side == 2 else 0
+    return 0
+
+
+def attack(
+    card: Card, values: tuple[int, ...], walls: tuple[int, ...], towers: tuple[int, ...], moat: int, gate: int
+) -> Attack:
+    """``card`` against a Castle with these Fortifications and the round's A–E ``values`` (D8, D9)."""
+    defence = DEFENCES[card.type]
+    hits = []
+    for side, strength in card.strengths(values):
+        fort = min(strength, fortification(defence.fortification, side, walls, towers, moat, gate))
+        hits.append(Hit(side, strength, fort, strength - fort))
+    castle = values["ABCDE".index(card.castle)] if card.type is AttackType.CATAPULT else 0
+    tactic = TACTICS.index(defence.tactic) if defence.tactic is not None else -1
+    return Attack(card, tuple(hits), castle, tactic, card.skull)
+
+
+@dataclass(frozen=True, slots=True)
+class Damage:
+    """Who took one side's damage (D11–D13): Knights spent whole (``knights``) or laid down
+    (``knights_down``), laid-down Workers spent (``laid``), Craftsmen and Soldiers spent (``men``, with
+    Beer or not) or laid down after Beer (``men_down``), and the ``beer`` drunk."""
+
+    knights: int = 0
+    knights_down: int = 0
+    laid: int = 0
+    men: int = 0
+    men_down: int = 0
+    beer: int = 0
+
+
+Option = tuple[int, int, int, int, bool, Damage]  # m, k, l after; Beer used; held; who took it
+
+
+@cache
+def absorb(m: int, k: int, down: int, need: int, beer: int) -> tuple[Option, ...]:
+    """Ways the units ``(m, k, down)`` on one side take ``need`` damage with up to ``beer`` Beer (D11–D13).
+
+    Returns ``(m, k, down, beer used, held, damage)`` after the attack, only those no other way beats: a
+    Knight beats a Craftsman or Soldier, who beats a laid-down Worker, and less Beer used is better.
+    ``held`` is False when the side cannot take the whole attack; then every unit is spent (D11) and no
+    Beer is given.
+    """
+    strength = m + 2 * k + down
+    if need == 0:
+        return ((m, k, down, 0, True, Damage()),)
+    options: dict[tuple[int, int, int, int, bool], Damage] = {}
+    if need >= strength:
+        options[(0, 0, 0, 0, need == strength)] = Damage(knights=k, laid=down, men=m)
+    if need <= strength + min(m, beer):
+        for a, b, c, e, f in product(range(k + 1), range(k + 1), range(down + 1), range(m + 1), range(m + 1)):
+            d = need - (2 * a + b + c + 2 * e + f)
+            if a + b > k or e + f > min(m, beer) or d < 0 or d + e + f > m:
+                continue
+            key = (m - d - e - f, k - a - b, down - c + b + f, e + f, True)
+            options.setdefault(key, Damage(a, b, c, d + e, f, e + f))
+    return tuple((*key, options[key]) for key in _pareto(set(options)))
+
+
+def _pareto(options: set[tuple[int, int, int, int, bool]]) -> list[tuple[int, int, int, int, bool]]:
+    def beats(x: tuple[int, int, int, int, bool], y: tuple[int, int, int, int, bool]) -> bool:
+        return (
+            x[4] >= y[4]
+            and x[1] >= y[1]
+            and x[1] + x[0] >= y[1] + y[0]
+            and x[0] + x[1] + x[2] >= y[0] + y[1] + y[2]
+            and x[3] <= y[3]
+        )
+
+    return sorted(x for x in options if not any(y != x and beats(y, x) for y in options))
+
+
+@dataclass(frozen=True, slots=True)
+class SidePlay:
+    """How one side took one card: ``tactics`` spent there, ``beer`` drunk, the units before and after as
+    ``(m, k, l)``, whether it ``held``, and the :class:`Damage`."""
+
+    side: int
+    tactics: int
+    beer: int
+    before: tuple[int, int, int]
+    after: tuple[int, int, int]
+    held: bool
+    damage: Damage
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One Muster Token: a unit of ``kind`` (0 Craftsman/Soldier, 1 Knight, 2 laid down) from ``source`` to
+    ``target`` side (D14)."""
+
+    source: int
+    target: int
+    kind: int
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """The choice made at one card: the Muster ``moves`` before it, each side's :class:`SidePlay`, the
+    Covers spent on a Catapult, and whether the card was ``defended``."""
+
+    moves: tuple[Move, ...]
+    sides: tuple[SidePlay, ...]
+    covers: int
+    defended: bool
+
+
+State = tuple[Units, int, tuple[int, ...], int]  # units, beer, tactics, muster
+MoveSet = tuple[tuple["Move", ...], Units]  # Muster moves and the units after them
+Memo = dict[tuple[str, ...], dict[State, tuple[int, "Play | None", "State | None"]]]
+
+
+class Table:
+    """The best play from every state met, for one sequence of attacks in resolution order.
+
+    ``attacks`` is the row right to left (D7). ``best(i, state)`` is the value of the best play of
+    ``attacks[i:]`` from ``state`` (:data:`State`: units, Beer, Tactics per ``TACTICS``, Muster Tokens).
+    """
+
+    def __init__(self, attacks: tuple[Attack, ...], shared: Memo | None = None) -> None:
+        """``attacks``: the cards in the order they are resolved; ``shared``: the memo of other tables of
+        the same Castle, whose states are reused where the remaining cards are the same."""
+        self.attacks = attacks
+        shared = {} if shared is None else shared
+        ids = tuple(at.card.id for at in attacks)
+        self.memo = [shared.setdefault(ids[i:], {}) for i in range(len(attacks) + 1)]
+        #: Per card index, the sides no remaining card reaches with any need: where on them a unit stands
+        #: no longer matters (a Muster Token moves it from any side), so their units are pooled on the first.
+        self.idle: list[tuple[int, ...]] = []
+        for i in range(len(attacks) + 1):
+            reached = {h.side for at in attacks[i:] for h in at.hits if h.need}
+            self.idle.append(tuple(j for j in range(4) if j not in reached))
+
+    def canonical(self, i: int, state: State) -> State:
+        """``state`` with the units of the sides idle from card ``i`` on pooled on the first of them: states
+        that differ only there have the same best play."""
+        idle = self.idle[i]
+        if len(idle) < 2:
+            return state
+        units = list(state[0])
+        first = 3 * idle[0]
+        for j in idle[1:]:
+            for kind in range(3):
+                units[first + kind] += units[3 * j + kind]
+                units[3 * j + kind] = 0
+        return (tuple(units), state[1], state[2], state[3])
+
+    def best(self, i: int, state: State) -> int:
+        """The value of the best play of ``attacks[i:]`` from ``state`` (D28)."""
+        state = self.canonical(i, state)
+        found = self.memo[i].get(state)
+        if found is not None:
+            return found[0]
+        if i == len(self.attacks):
+            units, beer, tactics, _muster = state
+            kept = sum(units[j] + 2 * units[j + 1] + units[j + 2] for j in (0, 3, 6, 9))
+            value = kept * KEPT + (beer + sum(tactics)) * SAVED
+            self.memo[i][state] = (value, None, None)
+            return value
+        best_value: int | None = None
+        best_play: Play | None = None
+        best_next: State | None = None
+        successors: dict[State, tuple[int, Play, State]] = {}
+        for gain, play, after in self.plays(i, state):
+            key = self.canonical(i + 1, after)
+            if key not in successors or successors[key][0] < gain:
+                successors[key] = (gain, play, after)
+        for gain, play, after in successors.values():
+            value = gain + self.best(i + 1, after)
+            if best_value is None or value > best_value:
+                best_value, best_play, best_next = value, play, after
+        assert best_value is not None
+        self.memo[i][state] = (best_value, best_play, best_next)
+        return best_value
+
+    def line(self, state: State) -> list[tuple[Play, State, State]]:
+        """The best play from ``state`` at the first card: ``(play, state before, state after)`` per card.
+
+        Each card's play is found again from the real state (not the pooled one the memo keeps), so a
+        Muster move is told from the side where the unit really stands.
+        """
+        out = []
+        for i in range(len(self.attacks)):
+            target = self.best(i, state)
+            for gain, play, after in self.plays(i, state):
+                if gain + self.best(i + 1, after) == target:
+                    out.append((play, state, after))
+                    state = after
+                    break
+            else:  # pragma: no cover - best() is the maximum over these very plays
+                raise AssertionError("no play reaches the best value")
+        return out
+
+    def plays(self, i: int, state: State) -> Iterator[tuple[int, Play, State]]:
+        """Every play worth considering at card ``i`` from ``state``: ``(gain, play, state after)``."""
+        at = self.attacks[i]
+        units, beer, tactics, muster = state
+        if not at.hits:  # a Catapult: Covers only (D24); Workers and Muster play no part
+            covers = tactics[at.tactic]
+            yield UNDEFENDED, Play((), (), 0, False), state
+            if covers >= at.castle:
+                spent = (*tactics[: at.tactic], covers - at.castle, *tactics[at.tactic + 1 :])
+                yield BRAVERY * at.skull, Play((), (), at.castle, True), (units, beer, spent, muster)
+            return
+        for moves, moved in self._musters(at, units, muster):
+            for gain, sides, after_units, beer_left, tactics_left in self._resolve(at, moved, beer, tactics):
+                defended = all(side.held for side in sides)
+                play = Play(moves, sides, 0, defended)
+                yield gain, play, (after_units, beer_left, tactics_left, muster - len(moves))
+
+    def _musters(self, at: Attack, units: Units, muster: int) -> Iterator[tuple[tuple[Move, ...], Units]]:
+        """Sets of Muster moves before ``at`` (D14). A move that neither leaves nor reaches a side this card
+        hits can wait for a later card, so only those are tried."""
+        yield (), units
+        if not muster:
+            return
+        hit = {h.side for h in at.hits if h.need}
+        if not hit:
+            return
+        candidates = [
+            Move(source, target, kind)
+            for source in range(4)
+            for target in range(4)
+            for kind in range(3)
+            if source != target and (source in hit or target in hit) and units[3 * source + kind]
+        ]
+        seen = {units}
+
+        def extend(
+            start: int, moves: tuple[Move, ...], now: Units
+        ) -> Iterator[tuple[tuple[Move, ...], Units]]:
+            if len(moves) == muster:
+                return
+            for index in range(start, len(candidates)):
+                move = candidates[index]
+                if not now[3 * move.source + move.kind]:
+                    continue
+                after = list(now)
+                after[3 * move.source + move.kind] -= 1
+                after[3 * move.target + move.kind] += 1
+                moved = tuple(after)
+                more = (*moves, move)
+                if moved not in seen:
+                    seen.add(moved)
+                    yield more, moved
+                yield from extend(index, more, moved)
+
+        yield from extend(0, (), units)
+
+    def _resolve(
+        self, at: Attack, units: Units, beer: int, tactics: tuple[int, ...]
+    ) -> Iterator[tuple[int, tuple[SidePlay, ...], Units, int, tuple[int, ...]]]:
+        """Every way of taking ``at`` on its sides: Tactics per side (D10), then each side's units and Beer
+        (D11–D13). Yields ``(gain, side plays, units, Beer, Tactics)``."""
+        available = tactics[at.tactic] if at.tactic >= 0 else 0
+        hits = at.hits
+        for split in _splits(tuple(h.need for h in hits), available):
+            per_side = []
+            for hit, used in zip(hits, split, strict=True):
+                m, k, down = units[3 * hit.side : 3 * hit.side + 3]
+                per_side.append(absorb(m, k, down, hit.need - used, beer))
+            for choice in product(*per_side):
+                drunk = sum(option[3] for option in choice)
+                if drunk > beer:
+                    continue
+                after = list(units)
+                sides = []
+                for hit, used, option in zip(hits, split, choice, strict=True):
+                    j = 3 * hit.side
+                    before = (after[j], after[j + 1], after[j + 2])
+                    after[j : j + 3] = option[:3]
+                    m2, k2, down2, drunk_here, held_here, damage = option
+                    sides.append(
+                        SidePlay(hit.side, used, drunk_here, before, (m2, k2, down2), held_here, damage)
+                    )
+                held = all(option[4] for option in choice)
+                gain = BRAVERY * int(at.skull) if held else UNDEFENDED
+                tactics_left = tactics
+                spent = int(sum(split))
+                if at.tactic >= 0 and spent:
+                    tactics_left = (*tactics[: at.tactic], available - spent, *tactics[at.tactic + 1 :])
+                yield gain, tuple(sides), tuple(after), beer - drunk, tactics_left
+
+
+@cache
+def _splits(needs: tuple[int, ...], available: int) -> tuple[tuple[int, ...], ...]:
+    """Every way to spend up to ``available`` Tactics over sides needing ``needs`` (never more than a side
+    needs) (D10)."""
+    ranges = [range(min(need, available) + 1) for need in needs]
+    return tuple(split for split in product(*ranges) if sum(split) <= available)
+
+
+def relaxed_bound(
+    attacks: tuple[Attack, ...], pool: tuple[int, int, int], beer: int, tactics: tuple[int, ...]
+) -> int:
+    """An upper bound on :meth:`Table.best` from any deployment of the units ``pool`` = ``(m, k, l)``.
+
+    The relaxation lets every unit answer every side of every card (as if Muster Tokens were unlimited and
+    one card's sides were one), and lets a card that will not hold pass without spending anyone. Every real
+    play is also a relaxed one, so the relaxed best is at least the real best from any deployment; the solver
+    prunes with it.
+    """
+
+    @cache
+    def best(i: int, m: int, k: int, down: int, beer: int, tactics: tuple[int, ...]) -> int:
+        if i == len(attacks):
+            return (m + 2 * k + down) * KEPT + (beer + sum(tactics)) * SAVED
+        at = attacks[i]
+        value = UNDEFENDED + best(i + 1, m, k, down, beer, tactics)
+        if not at.hits:
+            covers = tactics[at.tactic]
+            if covers >= at.castle:
+                spent = (*tactics[: at.tactic], covers - at.castle, *tactics[at.tactic + 1 :])
+                value = max(value, BRAVERY * at.skull + best(i + 1, m, k, down, beer, spent))
+            return value
+        need = sum(h.need for h in at.hits)
+        available = tactics[at.tactic] if at.tactic >= 0 else 0
+        for used in range(min(need, available) + 1):
+            left = (
+                tactics if not used else (*tactics[: at.tactic], available - used, *tactics[at.tactic + 1 :])
+            )
+            for m2, k2, l2, drunk, held, _damage in absorb(m, k, down, need - used, beer):
+                if held:
+                    value = max(value, BRAVERY * at.skull + best(i + 1, m2, k2, l2, beer - drunk, left))
+        return value
+
+    return best(0, *pool, beer, tactics)

@@ -1,0 +1,1 @@
+"""Template tags of The Anarchy's app (the profile's Castle Defence panel)."""
