@@ -194,7 +194,7 @@ class Play:
 
 State = tuple[Units, int, tuple[int, ...], int]  # units, beer, tactics, muster
 MoveSet = tuple[tuple["Move", ...], Units]  # Muster moves and the units after them
-Memo = dict[tuple[str, ...], dict[State, tuple[int, "Play | None", "State | None"]]]
+Memo = dict[tuple[str, ...], dict[State, tuple[int, "Play | None", "State | None"]]]  # value per state
 
 
 class Table:
@@ -211,54 +211,78 @@ class Table:
         shared = {} if shared is None else shared
         ids = tuple(at.card.id for at in attacks)
         self.memo = [shared.setdefault(ids[i:], {}) for i in range(len(attacks) + 1)]
-        #: Per card index, the sides no remaining card reaches with any need: where on them a unit stands
-        #: no longer matters (a Muster Token moves it from any side), so their units are pooled on the first.
+        #: Per card index, the sides no remaining card reaches with any need, the Tactics no remaining card
+        #: can use, and whether any remaining card is one Workers defend.
         self.idle: list[tuple[int, ...]] = []
+        self.unused: list[tuple[int, ...]] = []
+        self.workers: list[bool] = []
         for i in range(len(attacks) + 1):
             reached = {h.side for at in attacks[i:] for h in at.hits if h.need}
             self.idle.append(tuple(j for j in range(4) if j not in reached))
+            usable = {at.tactic for at in attacks[i:]}
+            self.unused.append(tuple(t for t in range(len(TACTICS)) if t not in usable))
+            self.workers.append(bool(reached))
 
-    def canonical(self, i: int, state: State) -> State:
-        """``state`` with the units of the sides idle from card ``i`` on pooled on the first of them: states
-        that differ only there have the same best play."""
+    def reduce(self, i: int, state: State) -> tuple[State, int]:
+        """``(key, offset)``: ``state`` without what can no longer change, whose value is ``offset``, so
+        that states differing only there share one memo entry (``best = memo[key] + offset``).
+
+        - Units on sides no remaining card reaches: with Muster Tokens left they can still be moved, so they
+          are pooled on the first such side; without, they only count as strength kept (D27).
+        - Tactics no remaining card can use, and Beer and Muster Tokens when no remaining card is one
+          Workers defend, only count as saved (D28).
+        """
+        units, beer, tactics, muster = state
+        offset = 0
         idle = self.idle[i]
-        if len(idle) < 2:
-            return state
-        units = list(state[0])
-        first = 3 * idle[0]
-        for j in idle[1:]:
-            for kind in range(3):
-                units[first + kind] += units[3 * j + kind]
-                units[3 * j + kind] = 0
-        return (tuple(units), state[1], state[2], state[3])
+        if idle and (muster == 0 or len(idle) > 1):
+            pooled = list(units)
+            first = 3 * idle[0]
+            for j in idle if muster == 0 else idle[1:]:
+                base = 3 * j
+                if muster == 0:
+                    offset += (pooled[base] + 2 * pooled[base + 1] + pooled[base + 2]) * KEPT
+                else:
+                    for kind in range(3):
+                        pooled[first + kind] += pooled[base + kind]
+                pooled[base] = pooled[base + 1] = pooled[base + 2] = 0
+            units = tuple(pooled)
+        unused = self.unused[i]
+        if unused and any(tactics[t] for t in unused):
+            offset += sum(tactics[t] for t in unused) * SAVED
+            kept_tactics = list(tactics)
+            for t in unused:
+                kept_tactics[t] = 0
+            tactics = tuple(kept_tactics)
+        if not self.workers[i]:
+            offset += beer * SAVED
+            beer = muster = 0
+        return (units, beer, tactics, muster), offset
 
     def best(self, i: int, state: State) -> int:
         """The value of the best play of ``attacks[i:]`` from ``state`` (D28)."""
-        state = self.canonical(i, state)
-        found = self.memo[i].get(state)
+        key, offset = self.reduce(i, state)
+        found = self.memo[i].get(key)
         if found is not None:
-            return found[0]
+            return found[0] + offset
         if i == len(self.attacks):
-            units, beer, tactics, _muster = state
+            units, beer, tactics, _muster = key
             kept = sum(units[j] + 2 * units[j + 1] + units[j + 2] for j in (0, 3, 6, 9))
             value = kept * KEPT + (beer + sum(tactics)) * SAVED
-            self.memo[i][state] = (value, None, None)
-            return value
+            self.memo[i][key] = (value, None, None)
+            return value + offset
         best_value: int | None = None
-        best_play: Play | None = None
-        best_next: State | None = None
-        successors: dict[State, tuple[int, Play, State]] = {}
-        for gain, play, after in self.plays(i, state):
-            key = self.canonical(i + 1, after)
-            if key not in successors or successors[key][0] < gain:
-                successors[key] = (gain, play, after)
-        for gain, play, after in successors.values():
+        successors: dict[State, int] = {}
+        for gain, _play, after in self.plays(i, key):
+            if successors.get(after, gain - 1) < gain:
+                successors[after] = gain
+        for after, gain in successors.items():
             value = gain + self.best(i + 1, after)
             if best_value is None or value > best_value:
-                best_value, best_play, best_next = value, play, after
+                best_value = value
         assert best_value is not None
-        self.memo[i][state] = (best_value, best_play, best_next)
-        return best_value
+        self.memo[i][key] = (best_value, None, None)
+        return best_value + offset
 
     def line(self, state: State) -> list[tuple[Play, State, State]]:
         """The best play from ``state`` at the first card: ``(play, state before, state after)`` per card.
@@ -291,6 +315,8 @@ class Table:
             return
         for moves, moved in self._musters(at, units, muster):
             for gain, sides, after_units, beer_left, tactics_left in self._resolve(at, moved, beer, tactics):
+                if moves and not _justified(moves, sides, after_units):
+                    continue
                 defended = all(side.held for side in sides)
                 play = Play(moves, sides, 0, defended)
                 yield gain, play, (after_units, beer_left, tactics_left, muster - len(moves))
@@ -367,6 +393,22 @@ class Table:
                 if at.tactic >= 0 and spent:
                     tactics_left = (*tactics[: at.tactic], available - spent, *tactics[at.tactic + 1 :])
                 yield gain, tuple(sides), tuple(after), beer - drunk, tactics_left
+
+
+def _justified(moves: tuple[Move, ...], sides: tuple[SidePlay, ...], after: Units) -> bool:
+    """Whether every Muster move before a card was needed there (D14). A move is needed if it takes a unit
+    off a side that then falls (it would have been spent there), or brings a unit to a side where no unit of
+    its kind is left untouched after the card (so it, or one like it, took damage). Any other move could be
+    made after this card with the same token and the same result, which keeps the token longer; plays
+    with such a move are never better and are skipped."""
+    held = {side.side: side.held for side in sides}
+    for move in moves:
+        if held.get(move.source) is False:
+            continue
+        if move.target in held and not after[3 * move.target + move.kind]:
+            continue
+        return False
+    return True
 
 
 @cache

@@ -145,13 +145,19 @@ def test_install_subscribe_push_and_click_to_the_decision(web: Web, settings: Se
             "data": json.dumps(payload),
         },
     )
-    page.wait_for_function(
-        "navigator.serviceWorker.ready.then((r) => r.getNotifications()).then((n) => n.length > 0)",
-        polling=100,
-    )
+    # Wait inside the page until the worker has shown it: a predicate given to wait_for_function that
+    # returns a Promise is truthy at once, so under load the read below could come before the push.
     shown = page.evaluate(
-        """() => navigator.serviceWorker.ready.then((r) => r.getNotifications()).then((ns) =>
-             ns.map((n) => ({title: n.title, body: n.body, tag: n.tag, icon: n.icon, url: n.data.url})))"""
+        """async () => {
+             const r = await navigator.serviceWorker.ready;
+             let ns = await r.getNotifications();
+             for (let frame = 0; !ns.length && frame < 600; frame++) {  // a bound, not a timing claim
+               await new Promise((done) => requestAnimationFrame(done));
+               ns = await r.getNotifications();
+             }
+             return ns.map((n) => ({title: n.title, body: n.body, tag: n.tag, icon: n.icon,
+                                    url: n.data.url}));
+           }"""
     )
     assert shown == [
         {
@@ -193,7 +199,14 @@ def test_offline_navigation_shows_the_offline_page(web: Web) -> None:
     page.goto("/games/")
     page.evaluate("navigator.serviceWorker.ready")
     page.wait_for_function("navigator.serviceWorker.controller !== null")
-    page.wait_for_function("caches.has('mastery-offline-1')")
+    # caches.has answers a Promise, which wait_for_function would take as truthy at once: wait in the page
+    page.evaluate(
+        """async () => {
+             for (let frame = 0; frame < 600 && !(await caches.has('mastery-offline-1')); frame++) {
+               await new Promise((done) => requestAnimationFrame(done));
+             }
+           }"""
+    )
     ctx.set_offline(True)
     page.goto("/rules/")
     expect(page.get_by_role("heading", name="You are offline")).to_be_visible()
