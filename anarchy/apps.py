@@ -16,6 +16,9 @@ class AnarchyConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        """Bind the Celery task that works out a puzzle's best (:mod:`anarchy.tasks`), so an eager app runs
-        it in-process and a worker finds it (Django docs "Applications: AppConfig.ready")."""
+        """Bind the Celery tasks (:mod:`anarchy.tasks`: a puzzle's best, a reply's processing), so an eager
+        app runs them in-process and a worker finds them (Django docs "Applications: AppConfig.ready"), and
+        register the puzzle email's reply addresses with the platform's inbound router
+        (:mod:`mastery.inbound`)."""
         import_module("anarchy.tasks")
+        import_module("mastery.inbound").register(import_module("anarchy.inbound").ROUTE)

@@ -69,3 +69,77 @@ class PuzzleAnswer(models.Model):
     def __str__(self) -> str:
         """Who answered which day, and how."""
         return f"{self.user_id} {self.puzzle_id}: {self.deployment}"
+
+
+class PuzzleMail(models.Model):
+    """One received reply to a daily puzzle email (issue 33), stored by the inbound route and processed
+    once by ``anarchy.tasks.puzzle_mail_process``. A second copy (the same ``message_id``) is not stored."""
+
+    class Status(models.TextChoices):
+        """Where the mail stands: waiting, answered, refused (with or without an answer), or ignored
+        (automatic mail, never answered)."""
+
+        PENDING = "pending", _("pending")
+        ANSWERED = "answered", _("answered")
+        REFUSED = "refused", _("refused")
+        IGNORED = "ignored", _("ignored")
+
+    message_id = models.CharField(max_length=255, unique=True)
+    raw = models.BinaryField()
+    received_at = models.DateTimeField(default=timezone.now)
+    via = models.CharField(max_length=16)
+    sender = models.CharField(max_length=254, blank=True)
+    recipient = models.CharField(max_length=254, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    reason = models.CharField(max_length=40, blank=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    puzzle = models.ForeignKey(
+        DailyPuzzle, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    processed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "received_at"])]
+        verbose_name = _("puzzle mail")
+        verbose_name_plural = _("puzzle mails")
+
+    def __str__(self) -> str:
+        """The mail's id and status."""
+        return f"{self.message_id} ({self.status})"
+
+
+class PuzzleMailing(models.Model):
+    """A player's choice to receive the daily puzzle by email (off until they ask for it)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="anarchy_mailing"
+    )
+    active = models.BooleanField(_("email me the daily puzzle"), default=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = _("daily puzzle email")
+        verbose_name_plural = _("daily puzzle emails")
+
+    def __str__(self) -> str:
+        """Whose choice, and which."""
+        return f"{self.user_id}: {'on' if self.active else 'off'}"
+
+
+class PuzzleMailSent(models.Model):
+    """The daily puzzle email of one day to one player: written before it is sent, so it goes once."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    sent_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "day"], name="anarchy_one_mail_per_day")]
+        verbose_name = _("daily puzzle email sent")
+        verbose_name_plural = _("daily puzzle emails sent")
+
+    def __str__(self) -> str:
+        """Who and which day."""
+        return f"{self.user_id} {self.day.isoformat()}"

@@ -152,6 +152,12 @@ def puzzle_best(puzzle: DailyPuzzle) -> dict[str, Any] | None:
     return dict(puzzle.best) if puzzle.best is not None else None
 
 
+def puzzles_unsolved(limit: int = 20) -> list[int]:
+    """Ids of stored puzzles whose best is not worked out yet, oldest first (for the sweep)."""
+    rows = DailyPuzzle.objects.filter(best__isnull=True).order_by("day")
+    return list(rows.values_list("pk", flat=True)[:limit])
+
+
 def puzzle_solve(puzzle_id: int) -> None:
     """Work out and store the solver's best for the puzzle ``puzzle_id`` (the task's body); a puzzle that
     has it already is left as it is. The solve can take seconds (docs/performance.md), so it never runs

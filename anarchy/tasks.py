@@ -1,11 +1,12 @@
 """Celery tasks of Castle Defence (issue 33): the solver's best for a daily puzzle, worked out by a worker
-so no request waits for it (the embedded default runs it in-process, after the request's commit)."""
+so no request waits for it (the embedded default runs it in-process, after the request's commit); the
+processing of a reply to a puzzle email; and the daily puzzle email (Celery beat, ``mastery.celery``)."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
-from anarchy import puzzles
+from anarchy import inbound, mail, puzzles
 
 
 @shared_task(acks_late=True)  # type: ignore[untyped-decorator]  # celery ships no type hints
@@ -14,4 +15,32 @@ def puzzle_solve(puzzle_id: int) -> None:
     puzzles.puzzle_solve(puzzle_id)
 
 
+@shared_task(acks_late=True)  # type: ignore[untyped-decorator]
+def puzzle_mail_process(mail_id: int) -> None:
+    """Process the stored reply ``mail_id`` and send its answer (once; running it again changes nothing)."""
+    mail.reply_process(mail_id)
+
+
+@shared_task  # type: ignore[untyped-decorator]
+def puzzle_mails_send() -> int:
+    """Email today's puzzle to every player who asked for it, once per player and day."""
+    return mail.mails_send()
+
+
+@shared_task  # type: ignore[untyped-decorator]
+def anarchy_sweep() -> int:
+    """What a lost publish left (Celery beat, every ``OUTBOX_SWEEP_INTERVAL`` seconds): the replies still
+    pending and the puzzles whose best is not worked out yet; both are idempotent, so a task that runs at the
+    same time changes nothing twice. Returns how many were done."""
+    done = 0
+    for mail_id in inbound.mails_pending():
+        mail.reply_process(mail_id)
+        done += 1
+    for puzzle_id in puzzles.puzzles_unsolved():
+        puzzles.puzzle_solve(puzzle_id)
+        done += 1
+    return done
+
+
 puzzles.SOLVE_TASK[:] = [puzzle_solve]
+inbound.PROCESS_TASK[:] = [puzzle_mail_process]

@@ -13,4 +13,6 @@ urlpatterns = [
     path("daily/leaderboard/", views.leaderboard, name="leaderboard_today"),
     re_path(r"^daily/(?P<day>\d{4}-\d{2}-\d{2})/leaderboard/$", views.leaderboard, name="leaderboard"),
     path("planner/", views.planner, name="planner"),
+    path("daily/email/", views.mail_optin, name="mail_optin"),
+    path("daily/email/stop/<str:token>/", views.mail_stop, name="mail_stop"),
 ]

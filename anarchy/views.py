@@ -13,15 +13,18 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods, require_safe
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from accounts.models import User
-from anarchy import puzzles
+from anarchy import inbound, puzzles
 from anarchy.engine import (
     CORNERS,
     LETTERS,
@@ -200,6 +203,7 @@ def index(request: HttpRequest) -> HttpResponse:
             "face_down": len(position.face_down()),
             "answer": answer,
             "streak": puzzles.streak(user, day) if user is not None else None,
+            "mailing": _mailing(user),
         },
     )
 
@@ -245,6 +249,7 @@ def daily(request: HttpRequest) -> HttpResponse:
         "result": None,
         "best": None,
         "yours": None,
+        "mailing": _mailing(user),
     }
     if answer is not None:  # only now may the hidden faces and the solver's result be read
         resolution = puzzles.answer_resolution(answer)
@@ -368,3 +373,46 @@ PLANNER_START: dict[str, Any] = {
 def _default_backs(round_: int) -> list[str]:
     """A first row for the planner's form: Ladders on every space (the owner changes them)."""
     return [str(AttackType.LADDERS)] * round_
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The daily puzzle email: on, off, and the email's unsubscribe link
+# ----------------------------------------------------------------------------------------------------------
+
+
+def _mailing(user: User | None) -> bool:
+    """Whether ``user`` gets the daily puzzle email."""
+    return inbound.mailing_active(user)
+
+
+@login_required
+@require_POST
+def mail_optin(request: HttpRequest) -> HttpResponse:
+    """Turn the daily puzzle email on (``active=1``) or off (``active=0``), then go back to ``next``."""
+    user = _user(request)
+    assert user is not None  # login_required
+    active = request.POST.get("active") == "1"
+    inbound.mailing_set(user, active)
+    if active:
+        messages.success(request, _("You will get the daily puzzle by email. Reply to it to answer."))
+    else:
+        messages.info(request, _("You will get no more daily puzzle emails."))
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure()):
+        target = reverse("anarchy:daily")
+    return redirect(target)
+
+
+@csrf_exempt  # the signed token is the proof; a mail client's one-click POST (RFC 8058) has no CSRF token
+@require_http_methods(["GET", "HEAD", "POST"])
+def mail_stop(request: HttpRequest, token: str) -> HttpResponse:
+    """The puzzle email's unsubscribe link: GET asks to confirm, POST turns the daily email off (also the
+    one-click ``List-Unsubscribe-Post`` of RFC 8058). A forged or damaged token is a 404."""
+    user_id = inbound.unsubscribe_user_id(token)
+    user = User.objects.filter(pk=user_id).first() if user_id is not None else None
+    if user is None:
+        raise Http404(_("This link is not valid."))
+    done = request.method == "POST"
+    if done:
+        inbound.mailing_set(user, False)
+    return render(request, "anarchy/email/unsubscribe.html", {"done": done})

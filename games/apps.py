@@ -30,9 +30,11 @@ class GamesConfig(AppConfig):
         from django.conf import settings
 
         import games.tasks  # noqa: F401  (registers the tasks with the Celery app)
-        from games.receiver import InboxController, on_inbound
+        from games.receiver import ROUTE, InboxController, on_inbound
+        from mastery import inbound as router
 
         inbound.connect(on_inbound, dispatch_uid="games.receiver.on_inbound")  # provider webhooks (issue 18)
+        router.register(ROUTE, fallback=True)  # issue 33: the platform routes replies to their game
 
         serving = "runserver" in sys.argv and (
             os.environ.get("RUN_MAIN") == "true" or "--noreload" in sys.argv

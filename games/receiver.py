@@ -1,7 +1,9 @@
 """Receiving replies to game emails (issue 18, architecture §1 "inbound mail"): the LMTP/SMTP receiver
 (aiosmtpd, run by ``manage.py mail_receive`` and, on the embedded default, by the development server) and
-the django-anymail ``inbound`` signal of provider webhooks. Both only store the mail
-(:func:`games.services.inbox.mail_store`), which enqueues its processing after commit.
+the django-anymail ``inbound`` signal of provider webhooks. Both only store the mail through the platform's
+inbound router (:mod:`mastery.inbound`, issue 33), which hands it to the game whose address it is: Medieval
+Mastery's route (:func:`mail_route`, registered in ``games.apps``) stores it with
+:func:`games.services.inbox.mail_store`, which enqueues its processing after commit.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from django.conf import settings
 from django.db import connection
 
 from games.services.inbox import is_reply_address, mail_store
+from mastery import inbound
 
 log = logging.getLogger(__name__)
 
@@ -25,10 +28,9 @@ def store_raw(raw: bytes, rcpt: list[str], via: str, mail_from: str | None = Non
     """Store one received mail in this thread's own database connection (closed after), for the receiver's
     executor threads. ``mail_from`` is the envelope sender (``"<>"`` or ``""``: the null reverse-path of
     RFC 5321 §4.5.5, never answered). Returns whether it was new (``False``: the same ``Message-ID`` was
-    stored before)."""
+    stored before, or no game receives it: :func:`mastery.inbound.store`)."""
     try:
-        _mail, created = mail_store(raw=raw, rcpt=rcpt, via=via, mail_from=mail_from)
-        return created
+        return inbound.store(raw, rcpt, via, mail_from)
     finally:
         # Closed, not kept for ``CONN_MAX_AGE``: an executor thread may end at any time (the receiver's
         # loop shuts its executor down on stop), and its connection would stay open until the garbage
@@ -36,11 +38,24 @@ def store_raw(raw: bytes, rcpt: list[str], via: str, mail_from: str | None = Non
         connection.close()
 
 
+def mail_route(raw: bytes, rcpt: list[str], via: str, mail_from: str | None) -> bool:
+    """Medieval Mastery's ``store`` in the inbound router (:class:`mastery.inbound.Route`): one
+    :class:`~games.models.InboundMail` row; whether it was new."""
+    _mail, created = mail_store(raw=raw, rcpt=rcpt, via=via, mail_from=mail_from)
+    return created
+
+
+#: Medieval Mastery's inbound route: its ``play+…`` reply addresses. Registered by ``games.apps`` as the
+#: fallback too: mail no game receives is stored and refused as before the router (issue 33).
+ROUTE = inbound.Route(name="medieval-mastery", accepts=is_reply_address, store=mail_route)
+
+
 class InboxHandler:
     """The aiosmtpd handler (aiosmtpd docs "Handler hooks"): ``RCPT TO`` must be a well-signed reply
-    address of this site (else ``550``); ``DATA`` stores the mail and answers ``250`` once it is committed,
-    so the sending MTA keeps (and retries) any mail not yet stored. Mail over ``INBOUND_MAX_BYTES`` is
-    refused by the server itself with ``552`` (its ``data_size_limit``)."""
+    address of one of the site's games (:func:`mastery.inbound.accepts`, else ``550``); ``DATA`` stores
+    the mail and answers ``250`` once it is committed, so the sending MTA keeps (and retries) any mail not
+    yet stored. Mail over ``INBOUND_MAX_BYTES`` is refused by the server itself with ``552`` (its
+    ``data_size_limit``)."""
 
     def __init__(self, via: str) -> None:
         self.via = via
@@ -48,9 +63,9 @@ class InboxHandler:
     async def handle_RCPT(
         self, server: SMTP, session: Session, envelope: Envelope, address: str, rcpt_options: list[str]
     ) -> str:
-        """Accept only reply addresses."""
-        if not is_reply_address(address):
-            return "550 5.1.1 No such mailbox: reply to the address of a Medieval Mastery email"
+        """Accept only the games' reply addresses."""
+        if not inbound.accepts(address):
+            return "550 5.1.1 No such mailbox: reply to the address of an email from this site"
         envelope.rcpt_tos.append(address)
         return "250 OK"
 
@@ -101,4 +116,4 @@ def on_inbound(sender: Any, event: Any, esp_name: str, **kwargs: Any) -> None:
     rcpt = [message.envelope_recipient] if getattr(message, "envelope_recipient", None) else []
     sender = getattr(message, "envelope_sender", None)
     mail_from = sender if isinstance(sender, str) else None
-    mail_store(raw=message.as_bytes(), rcpt=rcpt, via="webhook", mail_from=mail_from)
+    inbound.store(message.as_bytes(), rcpt, "webhook", mail_from)

@@ -266,6 +266,8 @@ CELERY_BEAT_SCHEDULE = {
     "outbox-sweep": {"task": "games.tasks.outbox_sweep", "schedule": float(OUTBOX_SWEEP_INTERVAL)},
     # issue 32: the game webhooks' retries (a first post is published after its write commits)
     "webhooks-sweep": {"task": "games.tasks.webhooks_send", "schedule": float(OUTBOX_SWEEP_INTERVAL)},
+    # issue 33: Castle Defence's pending replies and unsolved puzzles (the daily email: mastery.celery)
+    "anarchy-sweep": {"task": "anarchy.tasks.anarchy_sweep", "schedule": float(OUTBOX_SWEEP_INTERVAL)},
 }
 # Redis redelivers a task a killed worker had taken after this many seconds (acks_late); the outbox sweep
 # sends its rows within a minute anyway.

@@ -10,7 +10,7 @@ import pytest
 import time_machine
 
 from accounts.models import User
-from anarchy import puzzles
+from anarchy import puzzles, tasks
 from anarchy.engine import Deployment, InvalidDeployment, parse_deployment
 from anarchy.models import DailyPuzzle, PuzzleAnswer
 from tests.anarchy_web.conftest import ALL_TOP, FACES, SMALL, store
@@ -142,3 +142,12 @@ def test_a_new_puzzle_queues_the_solver_after_commit_and_its_best_is_stored_once
     with django_capture_on_commit_callbacks(execute=False) as again:
         puzzles.puzzle_store(DAY, SMALL, dict(FACES))
     assert again == []  # the day's puzzle exists: nothing is queued again
+
+
+def test_the_sweep_works_out_a_puzzle_whose_publish_was_lost() -> None:
+    puzzle = store(DAY, solved=False)
+    assert puzzles.puzzles_unsolved() == [puzzle.pk]
+    assert tasks.anarchy_sweep() == 1
+    puzzle.refresh_from_db()
+    assert puzzle.best is not None and puzzles.puzzles_unsolved() == []
+    assert tasks.anarchy_sweep() == 0  # nothing left: a second sweep changes nothing

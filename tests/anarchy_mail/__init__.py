@@ -1,0 +1,1 @@
+"""Castle Defence by email (issue 33)."""
