@@ -15,7 +15,7 @@ Units on a side are counted in three kinds: ``m`` Craftsmen and Soldiers (streng
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from itertools import product
@@ -216,7 +216,12 @@ class Table:
         self.idle: list[tuple[int, ...]] = []
         self.unused: list[tuple[int, ...]] = []
         self.workers: list[bool] = []
+        #: Per card index, the most strength each side can still be asked for (its needs summed).
+        self.needs: list[tuple[int, ...]] = []
         for i in range(len(attacks) + 1):
+            self.needs.append(
+                tuple(sum(h.need for at in attacks[i:] for h in at.hits if h.side == j) for j in range(4))
+            )
             reached = {h.side for at in attacks[i:] for h in at.hits if h.need}
             self.idle.append(tuple(j for j in range(4) if j not in reached))
             usable = {at.tactic for at in attacks[i:]}
@@ -229,11 +234,24 @@ class Table:
 
         - Units on sides no remaining card reaches: with Muster Tokens left they can still be moved, so they
           are pooled on the first such side; without, they only count as strength kept (D27).
+        - Without Muster Tokens, units of a kind beyond the strength their side can still be asked for.
         - Tactics no remaining card can use, and Beer and Muster Tokens when no remaining card is one
           Workers defend, only count as saved (D28).
         """
         units, beer, tactics, muster = state
         offset = 0
+        if muster == 0:
+            # Without Muster Tokens no unit leaves its side, and a side asked for N more strength touches at
+            # most N of its units of each kind: the others are only strength kept (a side with N of a kind
+            # never falls for want of them, so capping changes no play).
+            capped = list(units)
+            for j, most in enumerate(self.needs[i]):
+                for kind, strength in ((0, 1), (1, 2), (2, 1)):
+                    extra = capped[3 * j + kind] - most
+                    if extra > 0:
+                        offset += extra * strength * KEPT
+                        capped[3 * j + kind] = most
+            units = tuple(capped)
         idle = self.idle[i]
         if idle and (muster == 0 or len(idle) > 1):
             pooled = list(units)
@@ -429,6 +447,15 @@ def relaxed_bound(
     play is also a relaxed one, so the relaxed best is at least the real best from any deployment; the solver
     prunes with it.
     """
+    return relaxed(attacks)(0, *pool, beer, tactics)
+
+
+Relaxed = Callable[[int, int, int, int, int, tuple[int, ...]], int]
+
+
+def relaxed(attacks: tuple[Attack, ...]) -> Relaxed:
+    """The relaxed best of :func:`relaxed_bound` as a function of ``(card index, m, k, l, Beer, Tactics)``,
+    remembered between calls."""
 
     @cache
     def best(i: int, m: int, k: int, down: int, beer: int, tactics: tuple[int, ...]) -> int:
@@ -445,12 +472,10 @@ def relaxed_bound(
         need = sum(h.need for h in at.hits)
         available = tactics[at.tactic] if at.tactic >= 0 else 0
         for used in range(min(need, available) + 1):
-            left = (
-                tactics if not used else (*tactics[: at.tactic], available - used, *tactics[at.tactic + 1 :])
-            )
+            left = (*tactics[: at.tactic], available - used, *tactics[at.tactic + 1 :]) if used else tactics
             for m2, k2, l2, drunk, held, _damage in absorb(m, k, down, need - used, beer):
                 if held:
                     value = max(value, BRAVERY * at.skull + best(i + 1, m2, k2, l2, beer - drunk, left))
         return value
 
-    return best(0, *pool, beer, tactics)
+    return best
