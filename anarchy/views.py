@@ -20,6 +20,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
@@ -32,7 +33,9 @@ from anarchy.engine import (
     AnarchyError,
     AttackType,
     Card,
+    Damage,
     Deployment,
+    Move,
     Position,
     Resolution,
     Tactic,
@@ -129,6 +132,53 @@ def deployment_shape(deployment: Deployment) -> list[dict[str, Any]]:
     ]
 
 
+def damage_words(damage: Damage) -> str:
+    """Who took one side's damage (D11–D13), in the reader's language: e.g. "1 Knight laid down, 2
+    Craftsmen or Soldiers spent, 1 Beer"; "none" when the Workers took nothing."""
+    parts = []
+    if damage.knights:
+        parts.append(
+            ngettext("%(n)d Knight spent", "%(n)d Knights spent", damage.knights) % {"n": damage.knights}
+        )
+    if damage.knights_down:
+        n = damage.knights_down
+        parts.append(ngettext("%(n)d Knight laid down", "%(n)d Knights laid down", n) % {"n": n})
+    if damage.men:
+        n = damage.men
+        parts.append(
+            ngettext("%(n)d Craftsman or Soldier spent", "%(n)d Craftsmen or Soldiers spent", n) % {"n": n}
+        )
+    if damage.men_down:
+        n = damage.men_down
+        parts.append(
+            ngettext("%(n)d Craftsman or Soldier laid down", "%(n)d Craftsmen or Soldiers laid down", n)
+            % {"n": n}
+        )
+    if damage.laid:
+        n = damage.laid
+        parts.append(ngettext("%(n)d laid-down Worker spent", "%(n)d laid-down Workers spent", n) % {"n": n})
+    if damage.beer:
+        parts.append(ngettext("%(n)d Beer", "%(n)d Beer", damage.beer) % {"n": damage.beer})
+    return ", ".join(parts) or _("none")
+
+
+#: The kinds of unit a Muster Token moves (``Move.kind``), in the reader's language.
+MOVED_KINDS = (
+    gettext_lazy("a Craftsman or Soldier"),
+    gettext_lazy("a Knight"),
+    gettext_lazy("a laid-down Worker"),
+)
+
+
+def move_words(move: Move) -> str:
+    """One Muster move (D14) in the reader's language: "a Knight from the left to the top"."""
+    return _("%(unit)s from %(source)s to %(target)s") % {
+        "unit": MOVED_KINDS[move.kind],
+        "source": SIDE_LABELS[SIDES[move.source]],
+        "target": SIDE_LABELS[SIDES[move.target]],
+    }
+
+
 def resolution_shape(resolution: Resolution, values: Sequence[int]) -> dict[str, Any]:
     """The resolution step by step (right to left, the Final Escalade last) and its totals."""
     steps = []
@@ -137,7 +187,7 @@ def resolution_shape(resolution: Resolution, values: Sequence[int]) -> dict[str,
             {
                 "number": step.row_index + 1,
                 "card": card_shape(step.card, values),
-                "moves": list(step.move_words),
+                "moves": [move_words(move) for move in step.moves],
                 "sides": [
                     {
                         "side": SIDE_LABELS.get(side.side, side.side),
@@ -145,7 +195,7 @@ def resolution_shape(resolution: Resolution, values: Sequence[int]) -> dict[str,
                         "fortified": side.fortified,
                         "tactics": side.tactics,
                         "beer": side.beer,
-                        "workers": side.workers,
+                        "workers": damage_words(side.damage),
                         "held": side.held,
                     }
                     for side in step.sides
