@@ -29,6 +29,8 @@ from anarchy.engine import (
     reveals,
 )
 
+from .messages import reason
+
 #: The sides in the page's words (``SIDES`` order).
 SIDE_LABELS: dict[str, StrPromise] = {
     "top": pgettext_lazy("castle side", "Top"),
@@ -140,7 +142,7 @@ class DeploymentForm(forms.Form):
                 )
                 deployment.check(self.position)
         except AnarchyError as error:
-            raise forms.ValidationError(str(error), code=error.code) from error
+            raise forms.ValidationError(reason(error), code=error.code) from error
         data["deployment"] = deployment
         return data
 
@@ -285,7 +287,7 @@ class PlannerForm(forms.Form):
                 row=tuple(row),
             )
         except AnarchyError as error:
-            raise forms.ValidationError(str(error), code=error.code) from error
+            raise forms.ValidationError(reason(error), code=error.code) from error
         if (
             position.workers > PLANNER_MAX_WORKERS
             or (position.muster and position.workers > PLANNER_MAX_WORKERS_WITH_MUSTER)

@@ -41,6 +41,8 @@ from anarchy.engine import AnarchyError
 from anarchy.models import DailyPuzzle, PuzzleAnswer, PuzzleMail, PuzzleMailing
 from mastery.inbound import Route
 
+from .messages import reason
+
 log = logging.getLogger(__name__)
 
 #: The local part before ``+`` of the puzzle email's reply address.
@@ -354,7 +356,7 @@ def _process(mail: PuzzleMail, now: datetime.datetime) -> Outcome:
         answer, created = puzzles.answer_submit(puzzle, user, deployment, source=PuzzleAnswer.Source.EMAIL)
     except AnarchyError as error:
         _done(mail, PuzzleMail.Status.ANSWERED, f"bad_line:{error.code}"[:40])
-        return Outcome(kind="bad_line", puzzle=puzzle, error=str(error), line=line, **base)
+        return Outcome(kind="bad_line", puzzle=puzzle, error=reason(error), line=line, **base)
     _done(mail, PuzzleMail.Status.ANSWERED, "answered" if created else "already")
     kind = "result" if created else "already"
     return Outcome(kind=kind, puzzle=puzzle, answer=answer, **base)

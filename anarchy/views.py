@@ -55,6 +55,7 @@ from .forms import (
     DeploymentForm,
     PlannerForm,
 )
+from .messages import reason
 
 # ----------------------------------------------------------------------------------------------------------
 # Shapes: what the templates show
@@ -281,7 +282,7 @@ def daily(request: HttpRequest) -> HttpResponse:
             try:
                 puzzles.answer_submit(puzzle, user, form.cleaned_data["deployment"])
             except AnarchyError as error:  # the form checked it; the engine has the last word
-                form.add_error(None, str(error))
+                form.add_error(None, reason(error))
                 status = 400
             else:
                 return redirect(reverse("anarchy:daily") + "#result")
@@ -382,7 +383,7 @@ def planner(request: HttpRequest) -> HttpResponse:
                 )
                 reveal_error = ""
             except AnarchyError as error:
-                narration, reveal_error = None, str(error)
+                narration, reveal_error = None, reason(error)
             result = {
                 "notation": write_deployment(solution.deployment),
                 "table": deployment_shape(solution.deployment),

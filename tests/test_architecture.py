@@ -11,7 +11,7 @@ from pathlib import Path
 import grimp
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("games", "accounts", "mastery", "anarchy")
+PACKAGES = ("games", "accounts", "mastery", "anarchy", "tournaments")
 
 #: Function-level project imports allowed, as (file, function): Django loads apps before ``ready`` runs.
 READY_IMPORTS = {("games/apps.py", "_sweep_forever"), ("games/apps.py", "ready")}
