@@ -143,3 +143,26 @@ class PuzzleMailSent(models.Model):
     def __str__(self) -> str:
         """Who and which day."""
         return f"{self.user_id} {self.day.isoformat()}"
+
+
+class PlannerSolve(models.Model):
+    """One planner position too big to solve inside a request, worked out by a worker (issue 33).
+
+    ``key``: the SHA-256 of the position's record, so the same position typed twice is solved once;
+    ``record``: the record; ``result``: the solver's answer once done (``{"sides", "undefended", "kept",
+    "bravery", "reveals", "deployments"}``), ``None`` until then.
+    """
+
+    key = models.CharField(max_length=64, unique=True)
+    record = models.JSONField()
+    result: Any = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("planner solve")
+        verbose_name_plural = _("planner solves")
+
+    def __str__(self) -> str:
+        """The key's start."""
+        return f"planner solve {self.key[:12]}"

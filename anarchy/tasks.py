@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from anarchy import inbound, mail, puzzles
+from anarchy import inbound, mail, planner, puzzles
 
 
 @shared_task(acks_late=True)  # type: ignore[untyped-decorator]  # celery ships no type hints
@@ -27,11 +27,18 @@ def puzzle_mails_send() -> int:
     return mail.mails_send()
 
 
+@shared_task(acks_late=True)  # type: ignore[untyped-decorator]
+def planner_solve(solve_id: int) -> None:
+    """Work out one planner position too big for a request (once; running it again changes nothing)."""
+    planner.solve_run(solve_id)
+
+
 @shared_task  # type: ignore[untyped-decorator]
 def anarchy_sweep() -> int:
     """What a lost publish left (Celery beat, every ``OUTBOX_SWEEP_INTERVAL`` seconds): the replies still
-    pending and the puzzles whose best is not worked out yet; both are idempotent, so a task that runs at the
-    same time changes nothing twice. Returns how many were done."""
+    pending, the puzzles whose best is not worked out yet and the planner's waiting solves (one per sweep:
+    a big one can take minutes). All are idempotent, so a task that runs at the same time changes nothing
+    twice. Returns how many were done."""
     done = 0
     for mail_id in inbound.mails_pending():
         mail.reply_process(mail_id)
@@ -39,8 +46,12 @@ def anarchy_sweep() -> int:
     for puzzle_id in puzzles.puzzles_unsolved():
         puzzles.puzzle_solve(puzzle_id)
         done += 1
+    for solve_id in planner.solves_pending(limit=1):  # one at a time: a big one can take minutes
+        planner.solve_run(solve_id)
+        done += 1
     return done
 
 
 puzzles.SOLVE_TASK[:] = [puzzle_solve]
+planner.SOLVE_TASK[:] = [planner_solve]
 inbound.PROCESS_TASK[:] = [puzzle_mail_process]

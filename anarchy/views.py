@@ -26,6 +26,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from accounts.models import User
 from anarchy import inbound, puzzles
+from anarchy import planner as planner_solves
 from anarchy.engine import (
     CORNERS,
     LETTERS,
@@ -374,7 +375,15 @@ def planner(request: HttpRequest) -> HttpResponse:
         form = PlannerForm(request.GET)
         if form.is_valid():
             position: Position = form.cleaned_data["position"]
-            solution = solve(position)
+            if form.cleaned_data["background"]:
+                solution = planner_solves.solution_of(planner_solves.solve_request(position))
+                if solution is None:  # a worker is on it: the page asks again until it is done
+                    waiting = {"url": request.get_full_path()}
+                    return render(
+                        request, "anarchy/planner.html", {"form": form, "result": None, "waiting": waiting}
+                    )
+            else:
+                solution = solve(position)
             choices = _faces_choices(position)
             faces = _chosen_faces(request, choices)
             try:
@@ -407,7 +416,9 @@ def planner(request: HttpRequest) -> HttpResponse:
         for space, back in enumerate(_default_backs(round_), start=1):
             initial[f"back_{space}"] = back
         form = PlannerForm(initial=initial)
-    return render(request, "anarchy/planner.html", {"form": form, "result": result}, status=status)
+    return render(
+        request, "anarchy/planner.html", {"form": form, "result": result, "waiting": None}, status=status
+    )
 
 
 #: The planner's first position besides the practice values: a modest Castle the owner overwrites.

@@ -1,8 +1,11 @@
 """The planner (issue 33): an owner's position by GET, no login; the best deployment, its expectation and a
-step-through of a chosen reveal; bad input is a 400 with the form's errors, never a 500; positions too big
-to solve within a request are refused."""
+step-through of a chosen reveal; bad input is a 400 with the form's errors, never a 500; a position too big
+to solve within a request is solved by a worker while the page waits, and more Workers than the planner takes
+are refused."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 from django.test import Client
@@ -10,7 +13,15 @@ from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anarchy.engine import parse_deployment, practice_values, solve, write_deployment
+from anarchy.engine import (
+    Deployment,
+    parse_deployment,
+    position_from_record,
+    practice_values,
+    solve,
+    write_deployment,
+)
+from anarchy.models import PlannerSolve
 from tests.anarchy_web.conftest import SMALL
 
 pytestmark = pytest.mark.django_db
@@ -117,13 +128,39 @@ def test_bad_input_is_a_400_with_errors(changes: dict[str, object]) -> None:
     assert 'class="error"' in response.content.decode()
 
 
-def test_too_big_positions_are_refused() -> None:
-    round_5 = {"round": 5, "card_2": "A19", "back_3": "ladders", "back_4": "ladders", "back_5": "arrows"}
-    many = {"craftsmen": 6, "soldiers": 0, "knights": 6}  # 7056 deployments × 30 reveals: too much work
-    for changes in ({"craftsmen": 11}, {"craftsmen": 9, "muster": 1}, {**round_5, **many}):
-        response = Client().get(PLANNER, small_query(**changes))
-        assert response.status_code == 400
-        assert "too big for the planner yet" in response.content.decode()
+def test_more_workers_than_the_planner_takes_are_refused() -> None:
+    response = Client().get(PLANNER, small_query(craftsmen=11))  # 13 Workers
+    assert response.status_code == 400
+    assert "too big for the planner yet" in response.content.decode()
+    assert not PlannerSolve.objects.exists()
+
+
+#: SMALL with 12 Workers and both Attack Cards face down: 1,456 deployments × 36 reveals × 3 cards, more
+#: than a request solves (forms.PLANNER_MAX_WORK).
+BIG = {"craftsmen": 10, "soldiers": 1, "knights": 1, "card_1": ""}
+
+
+def test_a_big_position_is_solved_by_a_worker_while_the_page_waits(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    query = small_query(**BIG)
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        first = Client().get(PLANNER, query)
+        again = Client().get(PLANNER, query)  # the same position typed twice: one solve
+    assert first.status_code == again.status_code == 200
+    waiting = first.content.decode()
+    assert "works it out in the background" in waiting
+    assert 'hx-trigger="every 3s"' in waiting and 'hx-select="#plan"' in waiting
+    assert PlannerSolve.objects.count() == 1 and len(callbacks) == 1
+    callbacks[0]()  # the task, as a worker runs it
+    done = Client().get(PLANNER, query).content.decode()
+    assert "works it out in the background" not in done and 'hx-trigger="every 3s"' not in done
+    row = PlannerSolve.objects.get()
+    assert row.result is not None
+    position = position_from_record(row.record)
+    best = solve(position)
+    assert row.result["value"] == best.expectation.value  # the worker's answer is the solver's
+    assert write_deployment(Deployment.of(row.result["sides"])) in done
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
