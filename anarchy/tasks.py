@@ -4,7 +4,13 @@ processing of a reply to a puzzle email; and the daily puzzle email (Celery beat
 
 from __future__ import annotations
 
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
 from celery import shared_task
+from django.db import connection
 
 from anarchy import inbound, mail, planner, puzzles
 
@@ -50,6 +56,38 @@ def anarchy_sweep() -> int:
         planner.solve_run(solve_id)
         done += 1
     return done
+
+
+log = logging.getLogger(__name__)
+
+
+class InThread:
+    """Publishes a task by running its body in a daemon thread of this process, for the embedded default's
+    development server: its Celery is eager, which would run a solve of seconds or minutes inside the
+    request that asked for it."""
+
+    def __init__(self, body: Callable[..., Any]) -> None:
+        """``body``: the task's body (a service function)."""
+        self.body = body
+
+    def delay(self, *args: Any, **kwargs: Any) -> None:
+        """Start the body in a daemon thread and return at once."""
+        threading.Thread(target=self._run, args=args, kwargs=kwargs, daemon=True).start()
+
+    def _run(self, *args: Any, **kwargs: Any) -> None:
+        try:
+            self.body(*args, **kwargs)
+        except Exception:  # the sweep (or the next visit) tries again
+            log.exception("a Castle Defence solve failed in its thread")
+        finally:
+            connection.close()
+
+
+def bind_threads() -> None:
+    """Publish the solves in threads of this process instead of through eager Celery (``AnarchyConfig.ready``
+    on the development server without ``REDIS_URL``)."""
+    puzzles.SOLVE_TASK[:] = [InThread(puzzles.puzzle_solve)]
+    planner.SOLVE_TASK[:] = [InThread(planner.solve_run)]
 
 
 puzzles.SOLVE_TASK[:] = [puzzle_solve]

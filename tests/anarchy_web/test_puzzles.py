@@ -4,6 +4,8 @@ the solver's best computed once."""
 from __future__ import annotations
 
 import datetime
+import threading
+from unittest import mock
 from typing import Any
 
 import pytest
@@ -151,3 +153,28 @@ def test_the_sweep_works_out_a_puzzle_whose_publish_was_lost() -> None:
     puzzle.refresh_from_db()
     assert puzzle.best is not None and puzzles.puzzles_unsolved() == []
     assert tasks.anarchy_sweep() == 0  # nothing left: a second sweep changes nothing
+
+
+def test_on_the_development_server_a_solve_runs_beside_the_request(transactional_db: None) -> None:
+    """The embedded default's Celery is eager: ``bind_threads`` publishes the solves in a thread instead, so
+    the request that stores a new puzzle returns before its best is worked out."""
+    saved = list(puzzles.SOLVE_TASK)
+    tasks.bind_threads()
+    try:
+        [publisher] = puzzles.SOLVE_TASK
+        assert isinstance(publisher, tasks.InThread)
+        started: list[threading.Thread] = []
+        real_start = threading.Thread.start
+
+        def start(thread: threading.Thread) -> None:
+            started.append(thread)
+            real_start(thread)
+
+        with mock.patch.object(threading.Thread, "start", start):
+            puzzle = puzzles.puzzle_store(DAY, SMALL, dict(FACES))  # commits: the publish runs now
+        assert len(started) == 1
+        started[0].join()
+        puzzle.refresh_from_db()
+        assert puzzle.best is not None
+    finally:
+        puzzles.SOLVE_TASK[:] = saved
