@@ -340,43 +340,44 @@ class Table:
                 yield gain, play, (after_units, beer_left, tactics_left, muster - len(moves))
 
     def _musters(self, at: Attack, units: Units, muster: int) -> Iterator[tuple[tuple[Move, ...], Units]]:
-        """Sets of Muster moves before ``at`` (D14). A move that neither leaves nor reaches a side this card
-        hits can wait for a later card, so only those are tried."""
+        """Sets of Muster moves before ``at`` (D14), each unit arrangement once with the fewest moves that
+        reach it (level by level). Only moves that leave or reach a side this card hits are tried (any other
+        can wait for a later card), and a set is offered only if each move to a side this card does not
+        hit leaves a side that may fall: from a side whose units cover its need, which must hold, the unit
+        could as well move after the card (:func:`_justified`)."""
         yield (), units
         if not muster:
             return
-        hit = {h.side for h in at.hits if h.need}
-        if not hit:
+        need = {h.side: h.need for h in at.hits if h.need}
+        if not need:
             return
         candidates = [
             Move(source, target, kind)
             for source in range(4)
             for target in range(4)
             for kind in range(3)
-            if source != target and (source in hit or target in hit) and units[3 * source + kind]
+            if source != target and (source in need or target in need)
         ]
         seen = {units}
-
-        def extend(
-            start: int, moves: tuple[Move, ...], now: Units
-        ) -> Iterator[tuple[tuple[Move, ...], Units]]:
-            if len(moves) == muster:
-                return
-            for index in range(start, len(candidates)):
-                move = candidates[index]
-                if not now[3 * move.source + move.kind]:
-                    continue
-                after = list(now)
-                after[3 * move.source + move.kind] -= 1
-                after[3 * move.target + move.kind] += 1
-                moved = tuple(after)
-                more = (*moves, move)
-                if moved not in seen:
+        level: list[tuple[tuple[Move, ...], Units]] = [((), units)]
+        for _ in range(muster):
+            following: list[tuple[tuple[Move, ...], Units]] = []
+            for moves, now in level:
+                for move in candidates:
+                    if not now[3 * move.source + move.kind]:
+                        continue
+                    after = list(now)
+                    after[3 * move.source + move.kind] -= 1
+                    after[3 * move.target + move.kind] += 1
+                    moved = tuple(after)
+                    if moved in seen:
+                        continue
                     seen.add(moved)
-                    yield more, moved
-                yield from extend(index, more, moved)
-
-        yield from extend(0, (), units)
+                    more = (*moves, move)
+                    following.append((more, moved))
+                    if all(_may_fall(m.source, need, moved) for m in more if m.target not in need):
+                        yield more, moved
+            level = following
 
     def _resolve(
         self, at: Attack, units: Units, beer: int, tactics: tuple[int, ...]
@@ -411,6 +412,15 @@ class Table:
                 if at.tactic >= 0 and spent:
                     tactics_left = (*tactics[: at.tactic], available - spent, *tactics[at.tactic + 1 :])
                 yield gain, tuple(sides), tuple(after), beer - drunk, tactics_left
+
+
+def _may_fall(side: int, need: dict[int, int], units: Units) -> bool:
+    """Whether ``side`` may fall to this card with ``units``: the card hits it and its units' strength does
+    not cover its need (else they must take it, D11, and the side holds)."""
+    if side not in need:
+        return False
+    j = 3 * side
+    return units[j] + 2 * units[j + 1] + units[j + 2] < need[side]
 
 
 def _justified(moves: tuple[Move, ...], sides: tuple[SidePlay, ...], after: Units) -> bool:
