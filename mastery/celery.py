@@ -9,24 +9,11 @@ catches up: :mod:`mastery.worker` (the ``worker_consumer`` setting) and :mod:`ma
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from celery import Celery
-from celery.schedules import crontab
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mastery.settings")
 
 app = Celery("mastery")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
-
-
-@app.on_after_configure.connect  # type: ignore[untyped-decorator]  # celery ships no type hints
-def _daily_schedule(sender: Celery, **kwargs: Any) -> None:
-    """Add the daily entries to beat's schedule (Celery docs "Periodic Tasks"): Castle Defence's puzzle
-    email at 06:00 (``CELERY_TIMEZONE``), to the players who asked for it (issue 33)."""
-    sender.add_periodic_task(
-        crontab(hour=6, minute=0),
-        sender.signature("anarchy.tasks.puzzle_mails_send"),
-        name="anarchy-puzzle-mail",
-    )

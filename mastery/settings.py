@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 import dj_database_url
 import django_stubs_ext
+from celery.schedules import crontab
 
 from .env import env_bool, env_choice, env_int, env_list, env_str
 
@@ -58,6 +59,7 @@ INSTALLED_APPS = [
     "accounts",
     "games",
     "anarchy",
+    "tournaments",  # issue 34: events of Medieval Mastery tables
 ]
 
 MIDDLEWARE = [
@@ -266,8 +268,13 @@ CELERY_BEAT_SCHEDULE = {
     "outbox-sweep": {"task": "games.tasks.outbox_sweep", "schedule": float(OUTBOX_SWEEP_INTERVAL)},
     # issue 32: the game webhooks' retries (a first post is published after its write commits)
     "webhooks-sweep": {"task": "games.tasks.webhooks_send", "schedule": float(OUTBOX_SWEEP_INTERVAL)},
-    # issue 33: Castle Defence's pending replies and unsolved puzzles (the daily email: mastery.celery)
+    # issue 33: Castle Defence's pending replies, unsolved puzzles and waiting planner solves
     "anarchy-sweep": {"task": "anarchy.tasks.anarchy_sweep", "schedule": float(OUTBOX_SWEEP_INTERVAL)},
+    # issue 34: events open sign-up, start, get their next round and finish by the clock (idempotent)
+    "tournaments-sweep": {"task": "tournaments.tasks.events_sweep", "schedule": 60.0},
+    # issue 33: the daily Castle Defence puzzle email at 06:00 (CELERY_TIMEZONE), once per player and day;
+    # a timed entry, so the worker's catch-up (mastery.worker.CatchUp) does not run it on a reconnection
+    "anarchy-puzzle-mail": {"task": "anarchy.tasks.puzzle_mails_send", "schedule": crontab(hour=6, minute=0)},
 }
 # Redis redelivers a task a killed worker had taken after this many seconds (acks_late); the outbox sweep
 # sends its rows within a minute anyway.

@@ -29,6 +29,7 @@ urlpatterns = [
     path("manifest.webmanifest", pwa.manifest, name="manifest"),
     path("offline/", pwa.offline, name="offline"),
     path("anarchy/", include("anarchy.urls")),  # issue 33: the second game
+    path("events/", include("tournaments.urls")),  # issue 34: tournaments
     path("", include("games.urls")),
     path("", home.home, name="home"),  # the platform's home: both games
 ]

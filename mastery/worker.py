@@ -59,8 +59,10 @@ class Consumer(CeleryConsumer):  # type: ignore[misc]  # celery ships no type hi
 
 
 class CatchUp(bootsteps.StartStopStep):  # type: ignore[misc]
-    """A consumer bootstep that queues every task of ``beat_schedule`` once each time the consumer
-    starts: when the worker is ready, and again after every reconnection to the broker.
+    """A consumer bootstep that queues every sweep of ``beat_schedule`` (the entries run every so many
+    seconds) once each time the consumer starts: when the worker is ready, and again after every
+    reconnection to the broker. Entries at a time of day (a ``crontab``, such as the daily puzzle email)
+    are left to beat: run at a reconnection they would come at the wrong hour.
 
     The sweeps are idempotent (a second run applies and sends nothing), so a catch-up that coincides with a
     beat tick costs one empty run. A failed publish is logged and left to beat.
@@ -70,9 +72,12 @@ class CatchUp(bootsteps.StartStopStep):  # type: ignore[misc]
 
     def start(self, c: Any) -> None:
         """Publish the periodic tasks (``c`` is the worker's consumer; its ``app`` the Celery app)."""
-        for entry in c.app.conf.beat_schedule.values():
+        sweeps = [
+            entry for entry in c.app.conf.beat_schedule.values() if isinstance(entry["schedule"], float)
+        ]
+        for entry in sweeps:
             try:
                 c.app.send_task(entry["task"])
             except Exception as exc:  # the broker went away again: beat and the next reconnect retry
                 log.warning("could not queue the catch-up run of %s: %r", entry["task"], exc)
-        log.info("queued a catch-up run of %d periodic task(s)", len(c.app.conf.beat_schedule))
+        log.info("queued a catch-up run of %d periodic task(s)", len(sweeps))

@@ -129,8 +129,10 @@ def game_create(
     return game
 
 
-def seat_join(*, game_id: int, user: User) -> Seat:
+def seat_join(*, game_id: int, user: User, announce: bool = True) -> Seat:
     """Take a free seat in an open lobby; the last seat starts a table that asks to (``auto_start``).
+    ``announce=False`` seats without the creator's "someone joined" / "table full" emails: a table an
+    event seats (issue 34) is full by design, and its players hear of it when the game starts.
 
     Raises:
         NotFound, Conflict: not a lobby, full, or already seated.
@@ -145,7 +147,8 @@ def seat_join(*, game_id: int, user: User) -> Seat:
         if len(seats) >= game.players:
             raise Conflict("this table is full")
         seat = Seat.objects.create(game=game, number=_free_number(seats), user=user)
-        queue_lobby(game=game, seat=seat, taken=len(seats) + 1, now=timezone.now())
+        if announce:
+            queue_lobby(game=game, seat=seat, taken=len(seats) + 1, now=timezone.now())
     _start_when_full(game, len(seats) + 1)
     return seat
 

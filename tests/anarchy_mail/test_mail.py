@@ -19,7 +19,8 @@ from pytest_django import Settings
 from accounts.models import User
 from anarchy import inbound, puzzles
 from anarchy import mail as puzzle_mail
-from anarchy.engine import parse_deployment
+from anarchy.engine import AnarchyError, parse_deployment
+from anarchy.messages import reason
 from anarchy.models import DailyPuzzle, PuzzleAnswer, PuzzleMail, PuzzleMailing, PuzzleMailSent
 from games.services.inbox import reply_address
 from mastery import inbound as router
@@ -171,10 +172,9 @@ def test_a_line_that_cannot_be_read_is_answered_with_the_reason(
     (sent,) = answers_to(alice)
     body = str(sent.body)
     assert "T:9C" in body and "T:2C1K R:1S B:2K" in body
-    try:
+    with pytest.raises(AnarchyError) as refused:
         parse_deployment("T:9C", SMALL)
-    except Exception as error:  # the engine's own reason is quoted
-        assert str(error) in body
+    assert reason(refused.value) in body  # the engine's refusal, in the reader's words
 
 
 def test_an_answered_puzzle_is_answered_with_the_result_and_nothing_changes(

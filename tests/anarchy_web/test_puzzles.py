@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import datetime
 import threading
-from unittest import mock
 from typing import Any
+from unittest import mock
 
 import pytest
 import time_machine

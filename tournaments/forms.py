@@ -1,0 +1,170 @@
+"""The new-event form (issue 34): the event's format, rules and dates, read into an
+:class:`tournaments.services.EventSpec`. The service checks the spec again (:func:`services.spec_errors`)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from django import forms
+from django.utils import timezone
+from django.utils.translation import gettext_lazy
+
+from games.components import OPTION_TEXTS
+from games.models import TIME_CONTROLS
+from tournaments import services
+from tournaments.models import Event
+
+TIME_CONTROL_CHOICES = [(key, gettext_lazy(label)) for key, (label, _t, _r) in TIME_CONTROLS.items()]
+_DATETIME = "%Y-%m-%dT%H:%M"
+
+
+def _when() -> forms.DateTimeField:
+    return forms.DateTimeField(
+        input_formats=[_DATETIME, "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S"],
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format=_DATETIME),
+    )
+
+
+def _rounded(moment: datetime) -> datetime:
+    return moment.replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
+
+
+class EventCreateForm(forms.Form):
+    """A new event. The format and the bye policy have no default (they cannot be changed later); the
+    numbers and dates start at sensible values: tables of 4, 3 Swiss rounds, sign-up for a week."""
+
+    name = forms.CharField(label=gettext_lazy("Name"), max_length=80)
+    format = forms.ChoiceField(
+        label=gettext_lazy("Format"), choices=Event.Format.choices, widget=forms.RadioSelect
+    )
+    table_size = forms.TypedChoiceField(
+        label=gettext_lazy("Players per table"),
+        choices=[(n, str(n)) for n in range(2, 7)],
+        coerce=int,
+        initial=4,
+    )
+    rounds = forms.IntegerField(
+        label=gettext_lazy("Rounds (Swiss)"),
+        min_value=1,
+        max_value=services.MAX_ROUNDS,
+        initial=3,
+        required=False,
+    )
+    advance_k = forms.IntegerField(
+        label=gettext_lazy("Players advancing from each table (elimination)"),
+        min_value=1,
+        max_value=5,
+        initial=1,
+        required=False,
+    )
+    castle_siege = forms.BooleanField(
+        label=gettext_lazy("Castle Siege"), required=False, help_text=OPTION_TEXTS["castle_siege"]
+    )
+    cut_throat = forms.BooleanField(
+        label=gettext_lazy("Cut-Throat"), required=False, help_text=OPTION_TEXTS["cut_throat"]
+    )
+    skirmish = forms.BooleanField(
+        label=gettext_lazy("Skirmish"), required=False, help_text=OPTION_TEXTS["skirmish"]
+    )
+    mayhem = forms.BooleanField(
+        label=gettext_lazy("Mayhem"), required=False, help_text=OPTION_TEXTS["mayhem"]
+    )
+    time_control = forms.ChoiceField(
+        label=gettext_lazy("Time control"), choices=TIME_CONTROL_CHOICES, initial="daily"
+    )
+    points_by_rank = forms.CharField(
+        label=gettext_lazy("Points by place"),
+        required=False,
+        max_length=40,
+        help_text=gettext_lazy(
+            "First place first, separated by commas, e.g. 3, 2, 1, 0. Empty: one point less per place."
+        ),
+    )
+    bye_policy = forms.ChoiceField(
+        label=gettext_lazy("When the players do not fill every table"),
+        choices=Event.ByePolicy.choices,
+        widget=forms.RadioSelect,
+    )
+    bye_points = forms.IntegerField(
+        label=gettext_lazy("Points for a bye"), min_value=0, max_value=100, initial=0
+    )
+    signup_opens = _when()
+    signup_closes = _when()
+    starts_at = _when()
+    round_deadline_days = forms.IntegerField(
+        label=gettext_lazy("Days per round"),
+        min_value=1,
+        max_value=90,
+        initial=14,
+        help_text=gettext_lazy(
+            "The round's games should be over by then. A game still running goes on under its own clocks; "
+            "the next round starts when every table has finished."
+        ),
+    )
+    rated = forms.BooleanField(label=gettext_lazy("Rated"), required=False)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """Label the dates and start them at the next full hour and a week later."""
+        super().__init__(*args, **kwargs)
+        now = _rounded(timezone.localtime())
+        self.fields["signup_opens"].label = gettext_lazy("Sign-up opens")
+        self.fields["signup_closes"].label = gettext_lazy("Sign-up closes")
+        self.fields["starts_at"].label = gettext_lazy("First round starts")
+        self.fields["signup_opens"].initial = now
+        self.fields["signup_closes"].initial = now + timedelta(days=7)
+        self.fields["starts_at"].initial = now + timedelta(days=7)
+
+    def clean_points_by_rank(self) -> dict[str, int] | None:
+        """``"3, 2, 1, 0"`` -> ``{"1": 3, "2": 2, "3": 1, "4": 0}``; empty -> ``None`` (the default)."""
+        text = self.cleaned_data.get("points_by_rank", "").strip()
+        if not text:
+            return None
+        try:
+            values = [int(part) for part in text.replace(";", ",").split(",") if part.strip()]
+        except ValueError:
+            raise forms.ValidationError(gettext_lazy("Write whole numbers separated by commas.")) from None
+        return {str(place): value for place, value in enumerate(values, start=1)}
+
+    def spec(self) -> services.EventSpec:
+        """The valid form as an :class:`services.EventSpec` (call after ``is_valid``)."""
+        data = self.cleaned_data
+        return services.EventSpec(
+            name=data["name"],
+            format=data["format"],
+            table_size=data["table_size"],
+            rounds=data.get("rounds") or 3,
+            advance_k=data.get("advance_k") or 1,
+            options={k: True for k in services.EVENT_OPTIONS if data.get(k)},
+            time_control=data["time_control"],
+            rated=bool(data.get("rated")),
+            bye_policy=data["bye_policy"],
+            bye_points=data["bye_points"],
+            points_by_rank=data.get("points_by_rank"),
+            signup_opens=data["signup_opens"],
+            signup_closes=data["signup_closes"],
+            starts_at=data["starts_at"],
+            round_deadline_days=data["round_deadline_days"],
+        )
+
+    def clean(self) -> dict[str, Any]:
+        """Check the whole event with the service's own rules; each problem goes to its field."""
+        cleaned = super().clean() or {}
+        if self.errors:
+            return cleaned
+        messages = {
+            "name": gettext_lazy("An event needs a name."),
+            "table_size": gettext_lazy("Tables seat 2 to 6 players."),
+            "rounds": gettext_lazy("A Swiss event has 1 to 20 rounds."),
+            "advance_k": gettext_lazy("Between 1 and one less than the table size advance from each table."),
+            "signup_closes": gettext_lazy("Sign-up must open, then close, no later than the first round."),
+            "starts_at": gettext_lazy("The first round must start in the future."),
+            "points_by_rank": gettext_lazy(
+                "Give one number from 0 to 100 for each place at the table; a better place never scores less."
+            ),
+            "options": gettext_lazy("These optional rules cannot be played together at this table size."),
+        }
+        for name, _message in services.spec_errors(self.spec(), timezone.now()).items():
+            field = name if name in self.fields else None
+            self.add_error(field, messages.get(name, gettext_lazy("Check this value.")))
+        return cleaned

@@ -1,0 +1,439 @@
+"""Every write of the tournaments (issue 34), each in one transaction.
+
+- :func:`event_create` announces an event; :func:`entry_signup` / :func:`entry_withdraw` while sign-up is
+  open (a player withdraws before the start; the organiser may withdraw a player at any time, later rounds
+  skip them).
+- :func:`event_open` and :func:`event_start` move an event along by the clock; :func:`round_next` seats
+  the next round with :mod:`tournaments.seating` when every table of the previous one has finished, and
+  :func:`event_finish` closes the event after its last round. :func:`events_sweep` (Celery beat, every
+  minute) calls them; each is idempotent.
+
+A round is created under ``SELECT … FOR UPDATE`` on the event row, in one transaction with all its tables
+and games: a worker killed half-way rolls everything back, a second worker waits for the lock and then
+finds the round made. The round's games are ordinary games, created, filled (bots at ``normal`` level for
+bot seats) and started through :mod:`games.services`, so their players get the ordinary "game started" and
+"your turn" emails (and pushes) through the outbox.
+
+The round deadline does not decide a game by hand: a game still running at the deadline goes on under its
+own clocks (missed turns, then a stand-in bot), and the next round starts once every table has finished.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts.models import User
+from games import engine
+from games import services as game_services
+from games.models import TIME_CONTROLS, Game
+from games.services import BadPayload, Conflict, Forbidden, NotFound
+from tournaments import seating
+from tournaments.models import Entry, Event, Round, RoundBye, Table, TableSeat
+from tournaments.selectors import event_results
+
+#: The optional rules an event may set (Allegiance, which seats teams, is not offered yet).
+EVENT_OPTIONS: tuple[str, ...] = ("castle_siege", "cut_throat", "skirmish", "mayhem")
+#: Swiss: the most rounds an event may have.
+MAX_ROUNDS = 20
+#: The level of a bot that fills an empty seat.
+BOT_LEVEL = "normal"
+
+
+def default_points(table_size: int) -> dict[str, int]:
+    """Points per place when the organiser gives none: ``table_size - 1`` for first place down to 0."""
+    return {str(place): table_size - place for place in range(1, table_size + 1)}
+
+
+@dataclass(frozen=True)
+class EventSpec:
+    """What :func:`event_create` needs: the event's format, rules and dates (see :class:`Event`)."""
+
+    name: str
+    format: str
+    table_size: int
+    starts_at: datetime
+    signup_opens: datetime
+    signup_closes: datetime
+    rounds: int = 3
+    advance_k: int = 1
+    options: dict[str, Any] | None = None
+    time_control: str = "daily"
+    rated: bool = False
+    bye_policy: str = Event.ByePolicy.BOT
+    bye_points: int = 0
+    points_by_rank: dict[str, int] | None = None
+    round_deadline_days: int = 14
+
+
+def spec_errors(spec: EventSpec, now: datetime) -> dict[str, str]:
+    """What is wrong with ``spec``: field name -> message (empty when it is a valid event)."""
+    errors: dict[str, str] = {}
+    if not spec.name.strip():
+        errors["name"] = "an event needs a name"
+    if spec.format not in Event.Format.values:
+        errors["format"] = "unknown format"
+    if not 2 <= spec.table_size <= 6:
+        errors["table_size"] = "tables seat 2 to 6 players"
+    if spec.format == Event.Format.SWISS and not 1 <= spec.rounds <= MAX_ROUNDS:
+        errors["rounds"] = f"a Swiss event has 1 to {MAX_ROUNDS} rounds"
+    if spec.format == Event.Format.ELIMINATION and not 1 <= spec.advance_k < spec.table_size:
+        errors["advance_k"] = "between 1 and one less than the table size advance from each table"
+    if spec.time_control not in TIME_CONTROLS:
+        errors["time_control"] = "unknown time control"
+    if spec.bye_policy not in Event.ByePolicy.values:
+        errors["bye_policy"] = "unknown bye policy"
+    if not 0 <= spec.bye_points <= 100:
+        errors["bye_points"] = "bye points are 0 to 100"
+    if not 1 <= spec.round_deadline_days <= 90:
+        errors["round_deadline_days"] = "a round lasts 1 to 90 days"
+    if not spec.signup_opens < spec.signup_closes <= spec.starts_at:
+        errors["signup_closes"] = "sign-up opens, then closes, no later than the start"
+    if spec.starts_at <= now:
+        errors["starts_at"] = "the start must be in the future"
+    points = spec.points_by_rank
+    if points is not None:
+        places = [str(p) for p in range(1, max(2, min(spec.table_size, 6)) + 1)]
+        values = [points.get(p) for p in places]
+        if set(points) - set(places) or any(not isinstance(v, int) or not 0 <= v <= 100 for v in values):
+            errors["points_by_rank"] = "one number from 0 to 100 for each place at the table"
+        elif any(a < b for a, b in itertools.pairwise(values) if a is not None and b is not None):
+            errors["points_by_rank"] = "a better place never scores fewer points"
+    unknown = set(spec.options or {}) - set(EVENT_OPTIONS)
+    if unknown:
+        errors["options"] = f"unknown optional rules: {', '.join(sorted(unknown))}"
+    elif 2 <= spec.table_size <= 6:
+        setup = {"players": spec.table_size, "seed": 0, "options": dict(spec.options or {})}
+        try:
+            engine.normalize_setup(setup)
+        except engine.ContentError as exc:
+            errors["options"] = str(exc)
+    return errors
+
+
+def event_create(*, user: User, spec: EventSpec, now: datetime | None = None) -> Event:
+    """Announce an event organised by ``user``: open for sign-up at once when ``signup_opens`` has come.
+
+    Raises:
+        BadPayload: ``spec`` is not a valid event (the first problem, with its field).
+    """
+    now = now or timezone.now()
+    errors = spec_errors(spec, now)
+    if errors:
+        field, message = next(iter(errors.items()))
+        raise BadPayload(message, field=field)
+    with transaction.atomic():
+        return Event.objects.create(
+            name=spec.name.strip()[:80],
+            organiser=user,
+            format=spec.format,
+            table_size=spec.table_size,
+            rounds=spec.rounds if spec.format == Event.Format.SWISS else 0,
+            advance_k=spec.advance_k if spec.format == Event.Format.ELIMINATION else 1,
+            options={k: bool(v) for k, v in (spec.options or {}).items() if v},
+            time_control=spec.time_control,
+            rated=spec.rated,
+            bye_policy=spec.bye_policy,
+            bye_points=spec.bye_points,
+            points_by_rank=spec.points_by_rank or default_points(spec.table_size),
+            signup_opens=spec.signup_opens,
+            signup_closes=spec.signup_closes,
+            starts_at=spec.starts_at,
+            round_deadline_days=spec.round_deadline_days,
+            status=Event.Status.OPEN if spec.signup_opens <= now else Event.Status.DRAFT,
+        )
+
+
+def _lock(event_id: int) -> Event:
+    try:
+        return Event.objects.select_for_update().get(pk=event_id)
+    except Event.DoesNotExist:
+        raise NotFound("no such event") from None
+
+
+def signup_is_open(event: Event, now: datetime) -> bool:
+    """Whether players may sign up for (and withdraw from) ``event`` at ``now``."""
+    return (
+        event.status in (Event.Status.DRAFT, Event.Status.OPEN)
+        and event.signup_opens <= now < event.signup_closes
+    )
+
+
+def entry_signup(*, event_id: int, user: User, now: datetime | None = None) -> Entry:
+    """Sign ``user`` up for the event (again, after a withdrawal) while its sign-up is open.
+
+    Raises:
+        NotFound, Conflict (sign-up closed, or already signed up).
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        event = _lock(event_id)
+        if not signup_is_open(event, now):
+            raise Conflict("sign-up for this event is closed")
+        entry, created = Entry.objects.get_or_create(event=event, user=user)
+        if not created:
+            if not entry.withdrawn:
+                raise Conflict("you are already signed up")
+            entry.withdrawn, entry.withdrawn_at = False, None
+            entry.save(update_fields=["withdrawn", "withdrawn_at"])
+        return entry
+
+
+def entry_withdraw(
+    *, event_id: int, user: User, player: User | None = None, now: datetime | None = None
+) -> Entry:
+    """Withdraw ``player`` (default: ``user`` themselves) from the event.
+
+    A player withdraws themselves before the start; the organiser may withdraw anyone until the event is
+    over. Games already seated go on (the games' own clocks stand in for an absent player); later rounds
+    skip the entry. Its results so far stay in the standings.
+
+    Raises:
+        NotFound (no such event or entry), Forbidden (someone else's entry, not the organiser), Conflict
+        (the event has started, for a player; over, for the organiser; already withdrawn).
+    """
+    now = now or timezone.now()
+    player = player or user
+    with transaction.atomic():
+        event = _lock(event_id)
+        organiser = event.organiser_id == user.pk
+        if player.pk != user.pk and not organiser:
+            raise Forbidden("only the organiser can withdraw another player")
+        if organiser and player.pk != user.pk:
+            if event.status in (Event.Status.FINISHED, Event.Status.CANCELLED):
+                raise Conflict("this event is over")
+        elif event.status not in (Event.Status.DRAFT, Event.Status.OPEN):
+            raise Conflict("this event has started; ask the organiser to withdraw you")
+        entry = Entry.objects.filter(event=event, user=player).first()
+        if entry is None:
+            raise NotFound("no such entry")
+        if entry.withdrawn:
+            raise Conflict("already withdrawn")
+        entry.withdrawn, entry.withdrawn_at = True, now
+        entry.save(update_fields=["withdrawn", "withdrawn_at"])
+        return entry
+
+
+def event_open(*, event_id: int, now: datetime | None = None) -> bool:
+    """Open an announced event for sign-up once ``signup_opens`` has come. Returns whether it opened."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        event = _lock(event_id)
+        if event.status != Event.Status.DRAFT or event.signup_opens > now:
+            return False
+        event.status = Event.Status.OPEN
+        event.save(update_fields=["status"])
+        return True
+
+
+def event_start(*, event_id: int, now: datetime | None = None) -> Round | None:
+    """Start the event at ``starts_at``: fix a round robin's schedule and seat round 1. An event whose
+    entries cannot make one table is cancelled. Returns round 1, or ``None`` (not due, already started,
+    or cancelled)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        event = _lock(event_id)
+        if event.status not in (Event.Status.DRAFT, Event.Status.OPEN) or event.starts_at > now:
+            return None
+        players = [str(u) for u in event.entries.filter(withdrawn=False).values_list("user_id", flat=True)]
+        try:
+            if event.format == Event.Format.ROUND_ROBIN:
+                event.schedule = seating.round_robin(players, event.table_size)
+                event.rounds = len(event.schedule)
+            first = _seating(event, 1, players)
+        except seating.SeatingError:
+            event.status = Event.Status.CANCELLED
+            event.finished_at = now
+            event.save(update_fields=["status", "finished_at"])
+            return None
+        event.status = Event.Status.RUNNING
+        event.save(update_fields=["status", "schedule", "rounds"])
+        return _round_create(event, 1, first, now)
+
+
+def _active_ids(event: Event) -> list[str]:
+    return [str(u) for u in event.entries.filter(withdrawn=False).values_list("user_id", flat=True)]
+
+
+def _seating(event: Event, number: int, active: list[str]) -> seating.Seating:
+    """The seating of round ``number`` of ``event`` among the ``active`` players (user ids as text)."""
+    policy = seating.Bye(event.bye_policy)
+    if event.format == Event.Format.ROUND_ROBIN:
+        keep = set(active)
+        planned = event.schedule[number - 1]
+        tables = [[p for p in table if p in keep] for table in planned]
+        seated = {p for t in tables for p in t}
+        byes = [p for p in active if p not in seated]
+        humans = [t for t in tables if len(t) >= 2]
+        byes += [p for t in tables if len(t) < 2 for p in t]  # a table emptied by withdrawals
+        return seating.Seating(humans, byes, [event.table_size - len(t) for t in humans], 0)
+    results = event_results(event)
+    if event.format == Event.Format.SWISS:
+        order = [p for p in results.order if p in set(active)]
+        try:
+            return seating.swiss_round(order, event.table_size, results.met, results.byes, bye_policy=policy)
+        except seating.SeatingError as exc:
+            if exc.code != "too_few_players" or policy is not seating.Bye.BOT:
+                raise
+            # bots never make a table of one human (3 players at tables of 2): the odd one out has a bye
+            return seating.swiss_round(
+                order, event.table_size, results.met, results.byes, bye_policy=seating.Bye.BYE
+            )
+    # elimination: everyone in round 1 (entry order as seeds), then who advanced from the last round
+    players = active if number == 1 else [p for p in results.advancing(event.advance_k) if p in set(active)]
+    if len(players) <= event.table_size:  # the final table
+        if len(players) < 2:
+            raise seating.SeatingError("too_few_players", "the event has its winner")
+        return seating.Seating([players], [], [event.table_size - len(players)], 0)
+    return seating.elimination_round(players, event.table_size, event.advance_k, bye_policy=policy)
+
+
+def _is_last(event: Event, number: int, plan: seating.Seating) -> bool:
+    if event.format == Event.Format.ELIMINATION:
+        return len(plan.tables) == 1 and not plan.byes
+    return number >= event.rounds
+
+
+def _round_create(event: Event, number: int, plan: seating.Seating, now: datetime) -> Round:
+    """Store round ``number`` with its tables, games (filled with bots where the seating says) and byes,
+    and start the games (inside the caller's transaction, with the event row locked)."""
+    rnd = Round.objects.create(
+        event=event, number=number, created_at=now, deadline=now + timedelta(days=event.round_deadline_days)
+    )
+    entries = {str(e.user_id): e for e in event.entries.select_related("user")}
+    for index, players in enumerate(plan.tables, start=1):
+        users = [entries[p].user for p in players]
+        game = game_services.game_create(
+            user=users[0],
+            title=f"{event.name}: round {number}, table {index}"[:80],
+            players=event.table_size,
+            options=dict(event.options),
+            time_control=event.time_control,
+        )
+        for user in users[1:]:  # no "someone joined" emails: the event seated this table
+            game_services.seat_join(game_id=game.pk, user=user, announce=False)
+        for _ in range(event.table_size - len(users)):
+            game_services.seat_add_bot(game_id=game.pk, user=users[0], level=BOT_LEVEL)
+        table = Table.objects.create(round=rnd, game=game, number=index)
+        seats = [TableSeat(round=rnd, table=table, entry=entries[p], seat=i) for i, p in enumerate(players)]
+        seats += [
+            TableSeat(round=rnd, table=table, entry=None, seat=i)
+            for i in range(len(players), event.table_size)
+        ]
+        TableSeat.objects.bulk_create(seats)
+        game_services.game_start(game_id=game.pk, user=None)
+    RoundBye.objects.bulk_create(
+        [RoundBye(round=rnd, entry=entries[p], points=event.bye_points) for p in plan.byes]
+    )
+    return rnd
+
+
+def round_done(rnd: Round) -> bool:
+    """Whether every game of ``rnd`` has finished."""
+    return not Game.objects.filter(event_table__round=rnd).exclude(status=Game.Status.FINISHED).exists()
+
+
+def round_next(*, event_id: int, now: datetime | None = None) -> Round | None:
+    """Seat the next round of a running event once every table of the current round has finished, or
+    finish the event after its last round. Idempotent: calling it twice (or from two workers at once)
+    creates one round.
+
+    Returns:
+        The new round, or ``None`` (not due, the event finished, or it is not running).
+    """
+    now = now or timezone.now()
+    try:
+        with transaction.atomic():
+            event = _lock(event_id)
+            if event.status != Event.Status.RUNNING:
+                return None
+            last = event.round_set.order_by("-number").first()
+            if last is None:
+                return None  # round 1 is event_start's
+            if not round_done(last):
+                return None
+            if last.finished_at is None:
+                last.finished_at = now
+                last.save(update_fields=["finished_at"])
+            if _last_round_played(event, last):
+                _finish(event, now)
+                return None
+            try:
+                plan = _seating(event, last.number + 1, _active_ids(event))
+            except seating.SeatingError:
+                _finish(event, now)
+                return None
+            return _round_create(event, last.number + 1, plan, now)
+    except IntegrityError:  # a round made meanwhile by a writer that did not take the lock
+        return None
+
+
+def _last_round_played(event: Event, last: Round) -> bool:
+    if event.format != Event.Format.ELIMINATION:
+        return last.number >= event.rounds
+    tables = last.tables.count()
+    return tables <= 1 and not last.byes.exists()
+
+
+def _finish(event: Event, now: datetime) -> None:
+    event.status = Event.Status.FINISHED
+    event.finished_at = now
+    event.save(update_fields=["status", "finished_at"])
+
+
+def event_finish(*, event_id: int, now: datetime | None = None) -> bool:
+    """Finish a running event whose last round has been played (every game over). Returns whether it
+    finished now; :func:`round_next` calls the same step after the last round."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        event = _lock(event_id)
+        last = event.round_set.order_by("-number").first()
+        if event.status != Event.Status.RUNNING or last is None or not round_done(last):
+            return False
+        if not _last_round_played(event, last):
+            return False
+        _finish(event, now)
+        return True
+
+
+def events_sweep(*, now: datetime | None = None) -> int:
+    """What the clock makes due (Celery beat, every minute): open sign-ups, start events, seat next rounds,
+    finish events. Each step is idempotent. Returns how many steps did something."""
+    now = now or timezone.now()
+    done = 0
+    for pk in Event.objects.filter(status=Event.Status.DRAFT, signup_opens__lte=now).values_list(
+        "pk", flat=True
+    ):
+        done += event_open(event_id=pk, now=now)
+    due = Event.objects.filter(status__in=(Event.Status.DRAFT, Event.Status.OPEN), starts_at__lte=now)
+    for pk in due.values_list("pk", flat=True):
+        done += event_start(event_id=pk, now=now) is not None
+    for pk in Event.objects.filter(status=Event.Status.RUNNING).values_list("pk", flat=True):
+        made = round_next(event_id=pk, now=now)  # a round, or the event finished after its last one
+        done += made is not None or not Event.objects.filter(pk=pk, status=Event.Status.RUNNING).exists()
+    return done
+
+
+__all__ = [
+    "BOT_LEVEL",
+    "EVENT_OPTIONS",
+    "MAX_ROUNDS",
+    "EventSpec",
+    "default_points",
+    "entry_signup",
+    "entry_withdraw",
+    "event_create",
+    "event_finish",
+    "event_open",
+    "event_start",
+    "events_sweep",
+    "round_done",
+    "round_next",
+    "signup_is_open",
+    "spec_errors",
+]
