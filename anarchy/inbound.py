@@ -21,25 +21,22 @@ from dataclasses import dataclass
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
-from email.utils import getaddresses
 from functools import partial
-from hashlib import sha256
 from typing import Any, Protocol
 
-import html2text
 from allauth.account.models import EmailAddress
 from django.conf import settings
 from django.core import signing
 from django.db import transaction
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
-from mailparser_reply import EmailMessage as ParsedBody
 
 from accounts.models import User
 from anarchy import puzzles
 from anarchy.engine import AnarchyError
 from anarchy.models import DailyPuzzle, PuzzleAnswer, PuzzleMail, PuzzleMailing
 from mastery.inbound import Route
+from mastery.mail_reading import addresses, message_id_of, read_reply
 
 from .messages import reason
 
@@ -54,11 +51,6 @@ UNSUBSCRIBE_SALT = "anarchy.puzzle-mail-stop"
 #: Hex digits of the signature kept in the address (80 bits).
 _SIG_LENGTH = 20
 _TOKEN = re.compile(rf"^([0-9a-f]{{1,12}})-(\d{{8}})-([0-9a-f]{{{_SIG_LENGTH}}})$")
-#: ``Precedence`` values of bulk or automatic mail (RFC 3834 §3.1.8).
-_AUTO_PRECEDENCE = {"bulk", "junk", "list", "auto_reply"}
-#: The languages whose quote headers and signatures mail-parser-reply strips: the site's four.
-_LANGUAGES = ["en", "sv", "pl", "ko"]
-_QUOTED = re.compile(r"^\s*>")
 
 
 # -- Addresses ---------------------------------------------------------------------------------------------
@@ -157,37 +149,6 @@ class _Publishable(Protocol):
 PROCESS_TASK: list[_Publishable] = []
 
 
-def _headers(raw: bytes) -> EmailMessage:
-    message = BytesParser(policy=policy.default).parsebytes(raw)
-    assert isinstance(message, EmailMessage)
-    return message
-
-
-def _header(message: EmailMessage, name: str) -> str:
-    try:
-        value = message.get(name)
-    except (ValueError, TypeError, IndexError):  # a malformed header the policy cannot fold
-        return ""
-    return " ".join(str(value or "").replace("\x00", "").split())
-
-
-def _addresses(message: EmailMessage, *names: str) -> list[str]:
-    out: list[str] = []
-    for name in names:
-        try:
-            values = [str(v) for v in message.get_all(name) or []]
-        except (ValueError, TypeError, IndexError):
-            continue
-        out += [addr.strip().lower() for _display, addr in getaddresses(values) if "@" in addr]
-    return out
-
-
-def message_id_of(message: EmailMessage, raw: bytes) -> str:
-    """The ``Message-ID`` without brackets or white space, else ``sha256:<hex>`` of the bytes."""
-    mid = "".join(_header(message, "Message-ID").split()).strip("<>")
-    return mid[:250] if mid else "sha256:" + sha256(raw).hexdigest()
-
-
 def mail_store(raw: bytes, rcpt: list[str], via: str, mail_from: str | None = None) -> bool:
     """Store one received reply to a puzzle email and publish its processing after commit (the route's
     ``store``). A null envelope sender (``"<>"``: a bounce or an auto-reply, RFC 5321 §4.5.5) is stored
@@ -196,8 +157,8 @@ def mail_store(raw: bytes, rcpt: list[str], via: str, mail_from: str | None = No
     too_large = len(raw) > settings.INBOUND_MAX_BYTES
     message = BytesParser(policy=policy.default).parsebytes(raw, headersonly=True)
     assert isinstance(message, EmailMessage)
-    sender = _addresses(message, "From")
-    to = [a.strip().lower() for a in rcpt] + _addresses(message, "To", "Cc", "Delivered-To")
+    sender = addresses(message, "From")
+    to = [a.strip().lower() for a in rcpt] + addresses(message, "To", "Cc", "Delivered-To")
     null_sender = mail_from is not None and mail_from.strip().strip("<>").strip() == ""
     with transaction.atomic():
         mail, created = PuzzleMail.objects.get_or_create(
@@ -241,53 +202,6 @@ ROUTE = Route(name="anarchy", accepts=is_puzzle_address, store=mail_store)
 # -- Reading -----------------------------------------------------------------------------------------------
 
 
-def is_automatic(message: EmailMessage) -> bool:
-    """Whether a machine sent ``message`` (RFC 3834): ``Auto-Submitted`` other than ``no``, an auto-responder
-    header, a bulk ``Precedence``, a delivery report, or an empty ``Return-Path``."""
-    auto = _header(message, "Auto-Submitted").lower()
-    if auto and auto != "no":
-        return True
-    if any(_header(message, h) for h in ("X-Autoreply", "X-Autorespond", "X-Autoresponder")):
-        return True
-    if _header(message, "Precedence").lower() in _AUTO_PRECEDENCE:
-        return True
-    if message.get_content_type() == "multipart/report":
-        return True
-    return "Return-Path" in message and _header(message, "Return-Path") in ("<>", "")
-
-
-def body_text(message: EmailMessage) -> str:
-    """The message's ``text/plain`` body, else its ``text/html`` body through html2text (``""``: none)."""
-    try:
-        part = message.get_body(preferencelist=("plain",))
-        if part is not None:
-            return str(part.get_content())
-        part = message.get_body(preferencelist=("html",))
-        if part is not None:
-            converter = html2text.HTML2Text()
-            converter.body_width = 0
-            converter.ignore_images = True
-            return re.sub(r"\\([\\`*_{}\[\]()#+\-.!])", r"\1", converter.handle(str(part.get_content())))
-    except (LookupError, UnicodeError, ValueError, KeyError):  # a broken part
-        return ""
-    return ""
-
-
-def first_line(text: str) -> str:
-    """The first non-empty line the player wrote: the latest reply as mail-parser-reply reads it (quote
-    headers, signatures and the quoted email removed), without ``>`` quotes; when nothing is above the
-    quote (a bottom-posted reply), the first unquoted line of the whole body."""
-    text = "\n".join(line.strip() for line in text.replace("\r\n", "\n").split("\n"))
-    parsed = ParsedBody(text=text, languages=list(_LANGUAGES), keep_hyphen_lists=True).read()
-    latest = parsed.replies[0].body if parsed.replies else ""
-    for source in (latest, text):
-        for line in source.split("\n"):
-            clean = line.strip().strip("*_").strip()
-            if clean and not _QUOTED.match(line) and clean not in ("--",):
-                return clean
-    return ""
-
-
 # -- Processing ----------------------------------------------------------------------------------------------
 
 
@@ -323,10 +237,10 @@ def mail_process(mail_id: int, now: datetime.datetime | None = None) -> Outcome:
 
 def _process(mail: PuzzleMail, now: datetime.datetime) -> Outcome:
     """Judge ``mail``, answer the puzzle when it may, and say what to answer."""
-    message = _headers(bytes(mail.raw)) if mail.raw else None
-    if message is not None and is_automatic(message):
+    reply = read_reply(bytes(mail.raw)) if mail.raw else None  # the platform's reader, as play by email's
+    if reply is not None and reply.automatic:
         return _done(mail, PuzzleMail.Status.IGNORED, "automatic")
-    recipients = [mail.recipient, *(_addresses(message, "To", "Cc", "Delivered-To") if message else [])]
+    recipients = [mail.recipient, *(reply.recipients if reply else [])]
     token = next((t for t in (read_token(a) for a in recipients if a) if t is not None), None)
     if token is None:
         return _done(mail, PuzzleMail.Status.REFUSED, "bad_token")
@@ -336,9 +250,9 @@ def _process(mail: PuzzleMail, now: datetime.datetime) -> Outcome:
     mail.user = user
     if not _sender_is(user, mail.sender):
         return _done(mail, PuzzleMail.Status.REFUSED, "not_yours")
-    if message is None:
+    if reply is None:
         return _done(mail, PuzzleMail.Status.REFUSED, "too_large")
-    subject = _header(message, "Subject")
+    subject = reply.subject
     base: dict[str, Any] = {"user": user, "in_reply_to": mail.message_id, "subject": subject}
     day = token[1]
     if token_expired(day, now) or day != puzzles.today():
@@ -350,7 +264,7 @@ def _process(mail: PuzzleMail, now: datetime.datetime) -> Outcome:
     if existing is not None:
         _done(mail, PuzzleMail.Status.ANSWERED, "already")
         return Outcome(kind="already", puzzle=puzzle, answer=existing, **base)
-    line = first_line(body_text(message))[:200]
+    line = (reply.lines[0] if reply.lines else "").strip().strip("*_").strip()[:200]
     try:
         deployment = puzzles.answer_read(puzzle, line)
         answer, created = puzzles.answer_submit(puzzle, user, deployment, source=PuzzleAnswer.Source.EMAIL)

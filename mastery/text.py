@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import unicodedata
 
+#: The NUL character, which no text a player sends may carry (PostgreSQL text refuses it).
+NUL = "\x00"
+
 
 def single_line(text: str) -> str:
     """``text`` as one line: every run of whitespace (line breaks, tabs, Unicode spaces) becomes one space,

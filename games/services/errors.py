@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-#: The one character PostgreSQL's text and jsonb columns cannot store (U+0000): free text holding it is
-#: refused with :class:`BadPayload` (or, in received mail, removed) before it reaches a column or a lookup.
-NUL = "\x00"
+# NUL, the one character PostgreSQL's text and jsonb columns cannot store (U+0000): free text holding it is
+# refused with :class:`BadPayload` (or, in received mail, removed) before it reaches a column or a lookup.
+from mastery.text import NUL as NUL  # re-exported: it lives in mastery.text, shared with the mail reader
 
 
 class ServiceError(Exception):

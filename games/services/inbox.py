@@ -9,7 +9,7 @@ applies the lines in order, each through :func:`games.services.play.action_submi
 (same lock and ``expected_seq`` check as the web), and writes one result notification (kind ``reply``) in
 the same transaction. A line that fails stops the batch there; the lines before it stay applied.
 
-No mail loop (issue 30): automatic mail is never answered (:func:`games.services.mail_reading.is_automatic`,
+No mail loop (issue 30): automatic mail is never answered (:func:`mastery.mail_reading.is_automatic`,
 mail with a null envelope sender is not even processed), a mail that holds no move is answered at most once
 per address and game an hour, and answers to one address stop after ``REPLY_ANSWERS_PER_DAY`` a day.
 """
@@ -37,7 +37,9 @@ from games.services import chat, mail_commands
 from games.services.errors import ServiceError
 from games.services.lines import lines_apply
 from games.services.locks import lock_with_seats
-from games.services.mail_reading import (
+from games.services.outbox import DECISION_KINDS, TURN_RETURN, dedupe_key, send_after_commit
+from games.services.published import TASKS
+from mastery.mail_reading import (
     Reply,
     address_local,
     addresses,
@@ -45,8 +47,6 @@ from games.services.mail_reading import (
     message_id_of,
     read_reply,
 )
-from games.services.outbox import DECISION_KINDS, TURN_RETURN, dedupe_key, send_after_commit
-from games.services.published import TASKS
 from mastery.text import single_line
 
 log = logging.getLogger(__name__)

@@ -53,7 +53,7 @@ from games.services.undo import action_undo
 
 if TYPE_CHECKING:
     from games.services.lines import Batch, LineError
-    from games.services.mail_reading import Reply
+    from mastery.mail_reading import Reply
 
 #: Each command's words, by language (the first is the one ``help`` shows in that language). Phrases of two
 #: words ("ge upp") are matched as such; the longest phrase that fits wins ("away until" before "away").

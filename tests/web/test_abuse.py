@@ -173,7 +173,7 @@ def test_invitation_by_name_cannot_be_hijacked_by_a_copied_display_name(
 def test_reply_with_encoded_newline_in_message_id_does_not_poison_outbox(
     sent: list[EmailMultiAlternatives], writes: Writes
 ) -> None:
-    """games/services/mail_reading.py:117 keeps the decoded Message-ID of an inbound reply; an RFC 2047
+    """mastery/mail_reading.py:117 keeps the decoded Message-ID of an inbound reply; an RFC 2047
     encoded word decodes to CR/LF. games/notify/content.py puts it in the answer's In-Reply-To header:
     BadHeaderError in outbox_flush, the answer row stays pending first in line and blocks the whole outbox.
     Any player can do it by replying to their own decision email."""

@@ -38,7 +38,7 @@ from games.models import ActionRecord, Game, InboundMail, Notification
 from games.notify.send import outbox_flush
 from games.receiver import InboxController
 from games.services import inbox
-from games.services.mail_reading import decode_text, is_auto_subject, read_reply
+from mastery.mail_reading import decode_text, is_auto_subject, read_reply
 
 from .conftest import Writes, create_started_game, human_move, seat_users, state_of
 from .test_email_play import decision_email, deliver, my_turn, reply_to, to_user

@@ -1,6 +1,6 @@
 """Replies as the mail clients send them (issue 18): the top-posted, bottom-posted and inline replies of
 Gmail, Outlook, Apple Mail and Thunderbird in the site's four languages, and automatic mail, read by
-:func:`games.services.mail_reading.read_reply`. The fixtures and what each must give are in
+:func:`mastery.mail_reading.read_reply`. The fixtures and what each must give are in
 ``tests/web/mail_fixtures`` (see its README)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from games.services.mail_reading import read_reply
+from mastery.mail_reading import read_reply
 
 FIXTURES = Path(__file__).parent / "mail_fixtures"
 MANIFEST: dict[str, list[str]] = json.loads((FIXTURES / "expected.json").read_text(encoding="utf-8"))

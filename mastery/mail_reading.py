@@ -30,8 +30,7 @@ import charset_normalizer
 import html2text
 from mailparser_reply import EmailMessage as ParsedBody
 
-from games.services.errors import NUL
-from mastery.text import single_line
+from mastery.text import NUL, single_line
 
 #: The languages whose quote headers ("On … wrote:", "Den … skrev:", Outlook's "Od:/Wysłane:" block…) and
 #: signatures mail-parser-reply strips: the site's four (what it lacks for them is added below).
