@@ -22,7 +22,7 @@ from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
 from functools import partial
-from typing import Any, Protocol
+from typing import Any
 
 from allauth.account.models import EmailAddress
 from django.conf import settings
@@ -37,6 +37,7 @@ from anarchy.engine import AnarchyError
 from anarchy.models import DailyPuzzle, PuzzleAnswer, PuzzleMail, PuzzleMailing
 from mastery.inbound import Route
 from mastery.mail_reading import addresses, message_id_of, read_reply
+from mastery.publishing import Publishable
 
 from .messages import reason
 
@@ -138,15 +139,8 @@ def unsubscribe_user_id(token: str) -> int | None:
 # -- Storing -----------------------------------------------------------------------------------------------
 
 
-class _Publishable(Protocol):
-    """What this module uses of a Celery task: ``delay`` publishes it (Celery docs, "Calling Tasks")."""
-
-    def delay(self, *args: Any, **kwargs: Any) -> Any:
-        """Publish the task with these arguments."""
-
-
 #: The task that processes a stored mail, bound by :mod:`anarchy.tasks` (which this module never imports).
-PROCESS_TASK: list[_Publishable] = []
+PROCESS_TASK: list[Publishable] = []
 
 
 def mail_store(raw: bytes, rcpt: list[str], via: str, mail_from: str | None = None) -> bool:

@@ -7,26 +7,27 @@ from __future__ import annotations
 import hashlib
 import json
 from functools import partial
-from typing import Any, Protocol
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from anarchy.engine import Deployment, Expectation, Position, Solution, position_from_record, solve
+from anarchy.engine import (
+    Deployment,
+    Expectation,
+    Position,
+    Solution,
+    position_from_record,
+    solve,
+    write_deployment,
+)
 from anarchy.engine import position_to_record as to_record
+from mastery.publishing import Publishable
 
 from .models import PlannerSolve
 
-
-class _Publishable(Protocol):
-    """What this service uses of a Celery task: ``delay`` publishes it (Celery docs, "Calling Tasks")."""
-
-    def delay(self, *args: Any, **kwargs: Any) -> Any:
-        """Publish the task with these arguments."""
-
-
 #: The task that works out a planner solve, bound by reference when :mod:`anarchy.tasks` is imported.
-SOLVE_TASK: list[_Publishable] = []
+SOLVE_TASK: list[Publishable] = []
 
 
 def key_of(position: Position) -> str:
@@ -61,9 +62,19 @@ def solve_run(solve_id: int) -> None:
     row = PlannerSolve.objects.filter(pk=solve_id, result__isnull=True).first()
     if row is None:
         return
-    solution = solve(position_from_record(row.record))
+    result = solution_record(solve(position_from_record(row.record)))
+    PlannerSolve.objects.filter(pk=row.pk, result__isnull=True).update(
+        result=result, finished_at=timezone.now()
+    )
+
+
+def solution_record(solution: Solution) -> dict[str, Any]:
+    """The solver's answer as stored (JSON-safe), for the planner and the daily puzzle alike:
+    ``{"deployment" (notation), "sides", "value", "reveals", "undefended", "kept", "bravery", "saved",
+    "deployments"}``; :func:`solution_of` reads it back."""
     e = solution.expectation
-    result = {
+    return {
+        "deployment": write_deployment(solution.deployment),
         "sides": [list(side) for side in solution.deployment.sides],
         "value": e.value,
         "reveals": e.reveals,
@@ -73,9 +84,6 @@ def solve_run(solve_id: int) -> None:
         "saved": e.saved,
         "deployments": solution.deployments,
     }
-    PlannerSolve.objects.filter(pk=row.pk, result__isnull=True).update(
-        result=result, finished_at=timezone.now()
-    )
 
 
 def solves_pending(limit: int = 5) -> list[int]:

@@ -11,7 +11,7 @@ import datetime
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Protocol
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
@@ -30,8 +30,10 @@ from anarchy.engine import (
     solve,
     write_deployment,
 )
+from mastery.publishing import Publishable
 
 from .models import DailyPuzzle, PuzzleAnswer
+from .planner import solution_record
 
 
 def today() -> datetime.date:
@@ -64,16 +66,9 @@ def puzzle_store(day: datetime.date, position: Position, faces: dict[int, str]) 
     return puzzle
 
 
-class _Publishable(Protocol):
-    """What this service uses of a Celery task: ``delay`` publishes it (Celery docs, "Calling Tasks")."""
-
-    def delay(self, *args: Any, **kwargs: Any) -> Any:
-        """Publish the task with these arguments."""
-
-
 #: The task that stores a puzzle's best, bound by reference when :mod:`anarchy.tasks` is imported
 #: (``AnarchyConfig.ready``): the tasks are an entry point above this service, which never imports them.
-SOLVE_TASK: list[_Publishable] = []
+SOLVE_TASK: list[Publishable] = []
 
 
 def _enqueue_solve(puzzle_id: int) -> None:
@@ -165,15 +160,7 @@ def puzzle_solve(puzzle_id: int) -> None:
     puzzle = DailyPuzzle.objects.filter(pk=puzzle_id, best__isnull=True).first()
     if puzzle is None:
         return
-    solution = solve(puzzle_position(puzzle))
-    best = {
-        "deployment": write_deployment(solution.deployment),
-        "sides": [list(side) for side in solution.deployment.sides],
-        "undefended": solution.expectation.undefended,
-        "kept": solution.expectation.kept,
-        "bravery": solution.expectation.bravery,
-        "deployments": solution.deployments,
-    }
+    best = solution_record(solve(puzzle_position(puzzle)))
     DailyPuzzle.objects.filter(pk=puzzle.pk, best__isnull=True).update(best=best)
 
 

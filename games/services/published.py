@@ -10,15 +10,9 @@ programming error, reported as such (:class:`Unbound`).
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
-
-class Publishable(Protocol):
-    """What the services use of a Celery task: ``delay(**kwargs)`` publishes it (Celery docs, "Calling
-    Tasks")."""
-
-    def delay(self, *args: Any, **kwargs: Any) -> Any:
-        """Publish the task with these arguments."""
+from mastery.publishing import Publishable as Publishable  # one home for every app (issue 33)
 
 
 class Unbound(RuntimeError):
