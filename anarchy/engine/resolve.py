@@ -204,13 +204,23 @@ class Table:
     ``attacks[i:]`` from ``state`` (:data:`State`: units, Beer, Tactics per ``TACTICS``, Muster Tokens).
     """
 
-    def __init__(self, attacks: tuple[Attack, ...], shared: Memo | None = None) -> None:
+    def __init__(
+        self,
+        attacks: tuple[Attack, ...],
+        shared: Memo | None = None,
+        bound: Callable[[int, State], int] | None = None,
+    ) -> None:
         """``attacks``: the cards in the order they are resolved; ``shared``: the memo of other tables of
-        the same Castle, whose states are reused where the remaining cards are the same."""
+        the same Castle, whose states are reused where the remaining cards are the same; ``bound``: an upper
+        bound on ``best(i, state)`` for states without Muster Tokens (the solver's side relaxation), with
+        which plays that cannot beat the best found at a card are skipped (the values stay exact)."""
         self.attacks = attacks
+        self.bound = bound
         shared = {} if shared is None else shared
         ids = tuple(at.card.id for at in attacks)
         self.memo = [shared.setdefault(ids[i:], {}) for i in range(len(attacks) + 1)]
+        #: Upper bounds found by searches cut short (:meth:`probe`), kept beside the exact values.
+        self.upper = [shared.setdefault(("<=", *ids[i:]), {}) for i in range(len(attacks) + 1)]
         #: Per card index, the sides no remaining card reaches with any need, the Tactics no remaining card
         #: can use, and whether any remaining card is one Workers defend.
         self.idle: list[tuple[int, ...]] = []
@@ -279,28 +289,57 @@ class Table:
 
     def best(self, i: int, state: State) -> int:
         """The value of the best play of ``attacks[i:]`` from ``state`` (D28)."""
+        return self.probe(i, state, None)
+
+    def probe(self, i: int, state: State, alpha: int | None) -> int:
+        """The best value of ``attacks[i:]`` from ``state`` if it is above ``alpha``; if not, an upper bound
+        on it that is at most ``alpha`` (a fail-soft search: plays that cannot rise above ``alpha`` or the
+        best play found so far are not searched to the end). ``alpha=None`` asks for the exact value."""
         key, offset = self.reduce(i, state)
+        return self._probe(i, key, None if alpha is None else alpha - offset) + offset
+
+    def _probe(self, i: int, key: State, alpha: int | None) -> int:
         found = self.memo[i].get(key)
         if found is not None:
-            return found[0] + offset
+            return found[0]
         if i == len(self.attacks):
             units, beer, tactics, _muster = key
             kept = sum(units[j] + 2 * units[j + 1] + units[j + 2] for j in (0, 3, 6, 9))
             value = kept * KEPT + (beer + sum(tactics)) * SAVED
             self.memo[i][key] = (value, None, None)
-            return value + offset
-        best_value: int | None = None
+            return value
+        if alpha is not None:
+            upper = self.upper[i].get(key)
+            if upper is not None and upper[0] <= alpha:
+                return upper[0]
         successors: dict[State, int] = {}
         for gain, _play, after in self.plays(i, key):
             if successors.get(after, gain - 1) < gain:
                 successors[after] = gain
-        for after, gain in successors.items():
-            value = gain + self.best(i + 1, after)
+        ranked = [(0, gain, after) for after, gain in successors.items()]
+        if self.bound is not None and key[3] == 0:
+            # Most promising first; once a play's bound cannot beat the floor, neither can the rest.
+            bound = self.bound
+            ranked = sorted((gain + bound(i + 1, after), gain, after) for _, gain, after in ranked)
+            ranked.reverse()
+        best_value: int | None = None
+        result: int | None = None
+        for ceiling, gain, after in ranked:
+            floor = alpha if best_value is None else best_value if alpha is None else max(alpha, best_value)
+            if self.bound is not None and key[3] == 0 and floor is not None and ceiling <= floor:
+                result = ceiling if best_value is None else max(best_value, ceiling)
+                break
+            value = gain + self.probe(i + 1, after, None if floor is None else floor - gain)
             if best_value is None or value > best_value:
                 best_value = value
-        assert best_value is not None
-        self.memo[i][key] = (best_value, None, None)
-        return best_value + offset
+        else:
+            result = best_value
+        assert result is not None
+        if alpha is None or result > alpha:
+            self.memo[i][key] = (result, None, None)
+        else:
+            self.upper[i][key] = (result, None, None)
+        return result
 
     def line(self, state: State) -> list[tuple[Play, State, State]]:
         """The best play from ``state`` at the first card: ``(play, state before, state after)`` per card.

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .bound import DeploymentBounds, RevealFigures, SideRelaxation, StateBound, fewest_catapults_lost
 from .cards import cards_of
 from .position import Deployment, Position, row_cards
 from .resolve import TACTICS, Memo, State, Table, attack, relaxed_bound, value_parts
@@ -68,14 +69,20 @@ def start_state(position: Position, deployment: Deployment) -> State:
     return (tuple(units), position.beer, tuple(position.tactic(t) for t in TACTICS), position.muster)
 
 
-def table(position: Position, faces: dict[int, str], shared: Memo | None = None) -> Table:
-    """The :class:`Table` of ``position`` with ``faces`` turned up, resolving right to left (D7)."""
+def table(
+    position: Position,
+    faces: dict[int, str],
+    shared: Memo | None = None,
+    relaxation: SideRelaxation | None = None,
+) -> Table:
+    """The :class:`Table` of ``position`` with ``faces`` turned up, resolving right to left (D7); with a
+    ``relaxation``, its search skips plays that the side relaxation shows cannot be the best."""
     cards = row_cards(position, faces)
     attacks = tuple(
         attack(card, position.values, position.walls, position.towers, position.moat, position.gate)
         for card in reversed(cards)
     )
-    return Table(attacks, shared)
+    return Table(attacks, shared, StateBound(attacks, relaxation) if relaxation is not None else None)
 
 
 def deployments(position: Position) -> Iterator[Deployment]:
@@ -120,30 +127,121 @@ def _expectation(total: int, n: int) -> Expectation:
 
 def solve(position: Position) -> Solution:
     """The deployment with the best :class:`Expectation` (D28); among equals, the first in the order of
-    :func:`deployments`."""
+    :func:`deployments`.
+
+    Branch and bound over deployments: each deployment's value is summed reveal by reveal, and dropped as
+    soon as what it has plus an upper bound on the rest cannot beat the best so far. Without Muster Tokens
+    the bound is the side relaxation of :mod:`.bound` (per deployment, and the deployments are searched in
+    the order of their bounds, best first); with them, units move between sides, and the bound is the pooled
+    relaxation of :func:`.resolve.relaxed_bound`, the same for every deployment.
+    """
     shared: Memo = {}
-    tables = [table(position, faces, shared) for faces in reveals(position)]
+    relaxation = SideRelaxation()
+    tables = [table(position, faces, shared, relaxation) for faces in reveals(position)]
     pool = (position.craftsmen + position.soldiers, position.knights, 0)
     tactics = tuple(position.tactic(t) for t in TACTICS)
-    bounds = [relaxed_bound(t.attacks, pool, position.beer, tactics) for t in tables]
-    ceiling = sum(bounds)
+    ceilings = [relaxed_bound(t.attacks, pool, position.beer, tactics) for t in tables]
+    every = list(deployments(position))
+    if position.muster:
+        bounds: list[list[int]] | _Lazy = [ceilings] * len(every)
+        ranked: list[int] = list(range(len(every)))
+        totals = [sum(ceilings)] * len(every)
+    else:
+        side_bounds = _side_bounds(position, tables, ceilings, tactics, relaxation)
+        sides = [tuple((c + s, k) for c, s, k in d.sides) for d in every]
+        ceiling = sum(ceilings)
+        totals = [min(ceiling, side_bounds.quick(key)) for key in sides]
+        ranked = sorted(range(len(every)), key=totals.__getitem__, reverse=True)
+        bounds = _Lazy(side_bounds, sides)
+    return _search(position, tables, every, ranked, totals, bounds)
+
+
+class _Lazy:
+    """Per-reveal bounds of deployment ``i``, computed when the search first needs them."""
+
+    def __init__(self, bounds: DeploymentBounds, sides: list[tuple[tuple[int, int], ...]]) -> None:
+        self.bounds = bounds
+        self.sides = sides
+
+    def __getitem__(self, i: int) -> list[int]:
+        return self.bounds.per_reveal(self.sides[i])
+
+
+def _side_bounds(
+    position: Position,
+    tables: list[Table],
+    ceilings: list[int],
+    tactics: tuple[int, ...],
+    relaxation: SideRelaxation,
+) -> DeploymentBounds:
+    saved = position.beer + sum(tactics)
+    reveals_figures = [
+        (
+            t.attacks,
+            RevealFigures(
+                undefended=value_parts(ceiling)[0],
+                catapults=fewest_catapults_lost(t.attacks, tactics),
+                skulls=sum(at.skull for at in t.attacks),
+                skull_mask=sum(1 << i for i, at in enumerate(t.attacks) if at.skull and at.hits),
+                saved=saved,
+                ceiling=ceiling,
+            ),
+        )
+        for t, ceiling in zip(tables, ceilings, strict=True)
+    ]
+    return DeploymentBounds(
+        reveals_figures,
+        position.craftsmen + position.soldiers,
+        position.knights,
+        position.beer,
+        tactics,
+        relaxation,
+    )
+
+
+def _search(
+    position: Position,
+    tables: list[Table],
+    every: list[Deployment],
+    ranked: list[int],
+    totals: list[int],
+    bounds: list[list[int]] | _Lazy,
+) -> Solution:
+    """Branch and bound over ``every`` deployment in the order ``ranked``; ``totals[i]`` bounds deployment
+    ``i``'s summed value and ``bounds[i]`` its value per reveal."""
     order = list(range(len(tables)))
-    best: tuple[int, Deployment] | None = None
+    best_value = best_index = -1
+    found = False
     count = 0
-    for deployment in deployments(position):
+
+    def beaten(value: int, i: int) -> bool:
+        """Whether a deployment ``i`` worth at most ``value`` cannot replace the best so far."""
+        return found and (value < best_value or (value == best_value and i > best_index))
+
+    for i in ranked:
+        if beaten(totals[i], i):
+            break  # the rest are ranked no higher, and later ones lose ties
         count += 1
-        state = start_state(position, deployment)
-        total, left = 0, ceiling
+        per = bounds[i]
+        left = sum(per)
+        if beaten(left, i):
+            continue
+        state = start_state(position, every[i])
+        total = 0
         for rank, r in enumerate(order):
-            total += tables[r].best(0, state)
-            left -= bounds[r]
-            if best is not None and total + left <= best[0]:
+            left -= per[r]
+            if found:
+                # What this reveal must rise above for the deployment to stay in the race (an earlier one
+                # wins ties, so for it equality must be seen exactly); below it, an upper bound is enough.
+                alpha = best_value - total - left - (i < best_index)
+                total += tables[r].probe(0, state, alpha)
+            else:
+                total += tables[r].best(0, state)
+            if beaten(total + left, i):
                 order.insert(0, order.pop(rank))  # this reveal tells deployments apart: try it first
                 break
         else:
-            if best is None or total > best[0]:
-                best = (total, deployment)
-                if total == ceiling:
-                    break  # no deployment can do better
-    assert best is not None
-    return Solution(best[1], _expectation(best[0], len(tables)), count)
+            if not beaten(total, i):
+                best_value, best_index, found = total, i, True
+    assert found
+    return Solution(every[best_index], _expectation(best_value, len(tables)), count)

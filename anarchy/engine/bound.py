@@ -1,0 +1,260 @@
+"""Upper bounds on a deployment's value for each reveal, found one side at a time (the solver's pruning).
+
+Without Muster Tokens (D14) no unit leaves its side, so the sides meet only in three ways: they share the
+Beer (D13) and the Tactics (D10), and a card is defended only if every side it hits holds (D11, D15). The
+*side relaxation* lets each side face its own hits alone, with all the Beer and all the Tactics to itself.
+Every real play, seen from one side, is a play of that side's relaxation, so for every play ``P`` and every
+side ``j``:
+
+- the cards ``P`` leaves undefended are at least the cards side ``j`` lets fall, which are at least the
+  fewest side ``j`` can let fall (:attr:`SideFigures.falls`);
+- the Strong Attacks (skulls) ``P`` leaves undefended are at least the fewest skulls side ``j`` can let
+  fall, so ``P``'s Bravery (D16) is at most the skulls in the row less that (:attr:`SideFigures.skulls`);
+- the strength ``P`` keeps on side ``j`` (D27) is at most the most that side can keep
+  (:attr:`SideFigures.kept`).
+
+Adding the sides' best strength and taking the worst side's falls gives an upper bound on the value of the
+best play (:mod:`.resolve`'s radix order, D28) that depends on the deployment, which the solver computes for
+thousands of deployments from a few tables per side. Source of the method: Lagrangian-free decomposition
+bounds for branch and bound, as in any textbook on combinatorial search.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import product
+
+from .cards import Tactic
+from .resolve import BRAVERY, KEPT, SAVED, TACTICS, UNDEFENDED, Attack, State, absorb
+
+#: One side's hits in resolution order: ``(need, Tactic index or -1, skull, card bit)`` per card that asks
+#: it for strength after Fortifications (D9); the card bit is ``1 << index`` in resolution order.
+SideHits = tuple[tuple[int, int, bool, int], ...]
+
+
+def side_hits(attacks: tuple[Attack, ...], side: int) -> SideHits:
+    """The hits of ``attacks`` (resolution order) on ``side`` that ask for strength."""
+    return tuple(
+        (hit.need, at.tactic, at.skull, 1 << i)
+        for i, at in enumerate(attacks)
+        for hit in at.hits
+        if hit.side == side and hit.need
+    )
+
+
+def fewest_catapults_lost(attacks: tuple[Attack, ...], tactics: tuple[int, ...]) -> int:
+    """The fewest Catapults of ``attacks`` left undefended with the Covers in ``tactics`` (D24): the Covers
+    go to the weakest Catapults first, which defends the most of them."""
+    castles = sorted(at.castle for at in attacks if not at.hits)
+    covers = tactics[TACTICS.index(Tactic.COVERS)]
+    defended = 0
+    for castle in castles:
+        if castle > covers:
+            break
+        covers -= castle
+        defended += 1
+    return len(castles) - defended
+
+
+@dataclass(frozen=True, slots=True)
+class SideFigures:
+    """One side's relaxation from one start: the fewest cards it must let fall, the fewest Strong Attacks
+    it must let fall, and the most strength it can keep, each over every play (not necessarily the same
+    play); ``forced``, the cards it lets fall in every play (bits as in :data:`SideHits`)."""
+
+    falls: int
+    skulls: int
+    kept: int
+    forced: int
+
+
+class SideRelaxation:
+    """The side relaxation's figures, remembered by hits and start so that reveals, deployments and states
+    that meet the same hits share them."""
+
+    def __init__(self) -> None:
+        """An empty memo (one per solve: it grows with the positions met)."""
+        self.memo: dict[tuple[SideHits, int, int, int, int, tuple[int, ...]], SideFigures] = {}
+
+    def figures(
+        self, hits: SideHits, men: int, knights: int, down: int, beer: int, tactics: tuple[int, ...]
+    ) -> SideFigures:
+        """The :class:`SideFigures` of ``men`` Craftsmen and Soldiers, ``knights`` Knights and ``down``
+        laid-down Workers standing on a side that meets ``hits``, with ``beer`` Beer and ``tactics`` (counts
+        per :data:`.resolve.TACTICS`) all to itself."""
+        return self._solve(hits, men, knights, down, beer, tactics)
+
+    def _solve(
+        self, hits: SideHits, m: int, k: int, down: int, beer: int, tactics: tuple[int, ...]
+    ) -> SideFigures:
+        raw = (hits, m, k, down, beer, tactics)
+        found = self.memo.get(raw)
+        if found is not None:
+            return found
+        if not hits:
+            return SideFigures(0, 0, m + 2 * k + down, 0)
+        # What cannot matter any more: Beer beyond the men who may drink it (D13), Tactics no hit uses.
+        beer = min(beer, m)
+        usable = {hit[1] for hit in hits}
+        tactics = tuple(count if t in usable else 0 for t, count in enumerate(tactics))
+        key = (hits, m, k, down, beer, tactics)
+        found = self.memo.get(key)
+        if found is None:
+            found = self._expand(hits, m, k, down, beer, tactics)
+            self.memo[key] = found
+        self.memo[raw] = found
+        return found
+
+    def _expand(
+        self, hits: SideHits, m: int, k: int, down: int, beer: int, tactics: tuple[int, ...]
+    ) -> SideFigures:
+        need, tactic, skull, bit = hits[0]
+        rest = hits[1:]
+        available = tactics[tactic] if tactic >= 0 else 0
+        falls = skulls = len(hits) + 1
+        kept = forced = -1
+        for used in range(min(need, available) + 1):
+            left = (*tactics[:tactic], available - used, *tactics[tactic + 1 :]) if used else tactics
+            for m2, k2, down2, drunk, held, _damage in absorb(m, k, down, need - used, beer):
+                after = self._solve(rest, m2, k2, down2, beer - drunk, left)
+                falls = min(falls, after.falls + (not held))
+                skulls = min(skulls, after.skulls + (not held and skull))
+                kept = max(kept, after.kept)
+                forced &= after.forced | (0 if held else bit)
+        return SideFigures(falls, skulls, kept, forced)
+
+
+@dataclass(frozen=True, slots=True)
+class RevealFigures:
+    """For one reveal, what the side bound needs besides the sides: ``undefended``, the fewest undefended
+    cards of any deployment (from the pooled relaxation, :func:`.resolve.relaxed_bound`); ``catapults``,
+    the fewest Catapults the Covers leave undefended (D24: no Worker plays a part there, so these add to
+    any side's falls); ``skulls``, the Strong Attacks in the row, and ``skull_mask`` those that hit sides
+    (bits as in :data:`SideHits`); ``saved``, all the Tactics and Beer;
+    ``ceiling``, the pooled bound itself."""
+
+    undefended: int
+    catapults: int
+    skulls: int
+    skull_mask: int
+    saved: int
+    ceiling: int
+
+
+class DeploymentBounds:
+    """Upper bounds on :meth:`.resolve.Table.best` per deployment and reveal, from the side relaxation.
+
+    ``reveals``: per reveal, its attacks (resolution order) and its :class:`RevealFigures`; ``men`` and
+    ``knights``: the Workers to deploy (Craftsmen and Soldiers as one kind). A deployment is given as its
+    ``(men, knights)`` per side.
+    """
+
+    def __init__(
+        self,
+        reveals: list[tuple[tuple[Attack, ...], RevealFigures]],
+        men: int,
+        knights: int,
+        beer: int,
+        tactics: tuple[int, ...],
+        relaxation: SideRelaxation,
+    ) -> None:
+        """Computes every side's figures for every start of ``men`` and ``knights`` and every reveal, with
+        the position's ``beer`` and ``tactics``."""
+        self.reveals = [figures for _attacks, figures in reveals]
+        starts = list(product(range(men + 1), range(knights + 1)))
+        #: Per side and start: the :class:`SideFigures` per reveal.
+        self.sides: list[dict[tuple[int, int], list[SideFigures]]] = []
+        for side in range(4):
+            hits = [side_hits(attacks, side) for attacks, _figures in reveals]
+            self.sides.append(
+                {start: [relaxation.figures(h, *start, 0, beer, tactics) for h in hits] for start in starts}
+            )
+        # For :meth:`quick`: per side and start, the falls (Catapults added) and the skulls lost per reveal,
+        # and the strength kept summed over the reveals.
+        self.falls = [
+            {
+                start: [f.falls + figures.catapults for f, figures in zip(row, self.reveals, strict=True)]
+                for start, row in table.items()
+            }
+            for table in self.sides
+        ]
+        self.skulls = [
+            {start: [f.skulls for f in row] for start, row in table.items()} for table in self.sides
+        ]
+        self.kept = [
+            {start: sum(f.kept for f in row) for start, row in table.items()} for table in self.sides
+        ]
+        self.undefended = [figures.undefended for figures in self.reveals]
+        self.base = sum(figures.saved * SAVED + figures.skulls * BRAVERY for figures in self.reveals)
+
+    def quick(self, sides: tuple[tuple[int, int], ...]) -> int:
+        """A looser upper bound than the sum of :meth:`per_reveal`, quicker to compute (it leaves out the
+        cards every play lets fall): the bound that orders the deployments."""
+        a, b, c, d = sides
+        f, s = self.falls, self.skulls
+        undefended = sum(map(max, self.undefended, f[0][a], f[1][b], f[2][c], f[3][d]))
+        lost = sum(map(max, s[0][a], s[1][b], s[2][c], s[3][d]))
+        kept = self.kept[0][a] + self.kept[1][b] + self.kept[2][c] + self.kept[3][d]
+        return self.base + undefended * UNDEFENDED + kept * KEPT - lost * BRAVERY
+
+    def per_reveal(self, sides: tuple[tuple[int, int], ...]) -> list[int]:
+        """Per reveal, an upper bound on the best value from the deployment ``sides``: the least of the side
+        bound and the pooled relaxation's."""
+        a, b, c, d = sides
+        out = []
+        for figures, f0, f1, f2, f3 in zip(
+            self.reveals, self.sides[0][a], self.sides[1][b], self.sides[2][c], self.sides[3][d], strict=True
+        ):
+            forced = f0.forced | f1.forced | f2.forced | f3.forced
+            falls = max(forced.bit_count(), f0.falls, f1.falls, f2.falls, f3.falls)
+            undefended = max(figures.undefended, falls + figures.catapults)
+            lost = max((forced & figures.skull_mask).bit_count(), f0.skulls, f1.skulls, f2.skulls, f3.skulls)
+            kept = f0.kept + f1.kept + f2.kept + f3.kept
+            bound = (
+                undefended * UNDEFENDED
+                + kept * KEPT
+                + (figures.skulls - lost) * BRAVERY
+                + figures.saved * SAVED
+            )
+            out.append(min(bound, figures.ceiling))
+        return out
+
+
+class StateBound:
+    """An upper bound on :meth:`.resolve.Table.best` from any state without Muster Tokens, for one sequence
+    of attacks: the side relaxation from that state. The exact search uses it to skip plays that cannot
+    beat the best play found so far at the same card."""
+
+    def __init__(self, attacks: tuple[Attack, ...], relaxation: SideRelaxation) -> None:
+        """``attacks``: resolution order; ``relaxation``: the side relaxation's memo, shared by a solve."""
+        self.figures = relaxation.figures
+        ends = range(len(attacks) + 1)
+        #: Per card index: the hits per side from there on, the bits of the Strong Attacks among them and
+        #: their count (Catapults included), and the Covers' Catapults from there on.
+        self.hits = [[side_hits(attacks[i:], side) for side in range(4)] for i in ends]
+        self.skull_mask = [
+            sum(1 << n for n, at in enumerate(attacks[i:]) if at.skull and at.hits) for i in ends
+        ]
+        self.skulls = [sum(at.skull for at in attacks[i:]) for i in ends]
+        self.catapults = [attacks[i:] for i in ends]
+
+    def __call__(self, i: int, state: State) -> int:
+        """An upper bound on the best value of ``attacks[i:]`` from ``state`` (D28)."""
+        u, beer, tactics, _muster = state
+        figures = self.figures
+        h0, h1, h2, h3 = self.hits[i]
+        f0 = figures(h0, u[0], u[1], u[2], beer, tactics)
+        f1 = figures(h1, u[3], u[4], u[5], beer, tactics)
+        f2 = figures(h2, u[6], u[7], u[8], beer, tactics)
+        f3 = figures(h3, u[9], u[10], u[11], beer, tactics)
+        forced = f0.forced | f1.forced | f2.forced | f3.forced
+        falls = max(forced.bit_count(), f0.falls, f1.falls, f2.falls, f3.falls)
+        falls += fewest_catapults_lost(self.catapults[i], tactics)
+        lost = max((forced & self.skull_mask[i]).bit_count(), f0.skulls, f1.skulls, f2.skulls, f3.skulls)
+        kept = f0.kept + f1.kept + f2.kept + f3.kept
+        return (
+            falls * UNDEFENDED
+            + kept * KEPT
+            + (self.skulls[i] - lost) * BRAVERY
+            + (beer + sum(tactics)) * SAVED
+        )
