@@ -263,6 +263,8 @@ CELERY_TIMEZONE = "UTC"
 #: after an outage of any length (issue 28, docs/operations.md "Faults").
 DEADLINE_SWEEP_INTERVAL = env_int("DEADLINE_SWEEP_INTERVAL", 30)
 OUTBOX_SWEEP_INTERVAL = env_int("OUTBOX_SWEEP_INTERVAL", 60)
+#: Seconds between beat's tournaments sweeps (issue 34: sign-up, starts, next rounds, finishes).
+TOURNAMENTS_SWEEP_INTERVAL = env_int("TOURNAMENTS_SWEEP_INTERVAL", 60)
 CELERY_BEAT_SCHEDULE = {
     "deadline-sweep": {"task": "games.tasks.deadline_sweep", "schedule": float(DEADLINE_SWEEP_INTERVAL)},
     "outbox-sweep": {"task": "games.tasks.outbox_sweep", "schedule": float(OUTBOX_SWEEP_INTERVAL)},
@@ -271,7 +273,10 @@ CELERY_BEAT_SCHEDULE = {
     # issue 33: Castle Defence's pending replies, unsolved puzzles and waiting planner solves
     "anarchy-sweep": {"task": "anarchy.tasks.anarchy_sweep", "schedule": float(OUTBOX_SWEEP_INTERVAL)},
     # issue 34: events open sign-up, start, get their next round and finish by the clock (idempotent)
-    "tournaments-sweep": {"task": "tournaments.tasks.events_sweep", "schedule": 60.0},
+    "tournaments-sweep": {
+        "task": "tournaments.tasks.events_sweep",
+        "schedule": float(TOURNAMENTS_SWEEP_INTERVAL),
+    },
     # issue 33: the daily Castle Defence puzzle email at 06:00 (CELERY_TIMEZONE), once per player and day;
     # a timed entry, so the worker's catch-up (mastery.worker.CatchUp) does not run it on a reconnection
     "anarchy-puzzle-mail": {"task": "anarchy.tasks.puzzle_mails_send", "schedule": crontab(hour=6, minute=0)},
