@@ -27,6 +27,12 @@ from itertools import product
 from .cards import Tactic
 from .resolve import BRAVERY, KEPT, SAVED, TACTICS, UNDEFENDED, Attack, State, absorb
 
+#: The index of Covers in :data:`.resolve.TACTICS`: only Catapults use them (D24), never a side.
+COVERS = TACTICS.index(Tactic.COVERS)
+
+#: "No play does it": more Beer and Tactics than any Castle holds.
+NEVER = 1 << 20
+
 #: One side's hits in resolution order: ``(need, Tactic index or -1, skull, card bit)`` per card that asks
 #: it for strength after Fortifications (D9); the card bit is ``1 << index`` in resolution order.
 SideHits = tuple[tuple[int, int, bool, int], ...]
@@ -60,12 +66,15 @@ def fewest_catapults_lost(attacks: tuple[Attack, ...], tactics: tuple[int, ...])
 class SideFigures:
     """One side's relaxation from one start: the fewest cards it must let fall, the fewest Strong Attacks
     it must let fall, and the most strength it can keep, each over every play (not necessarily the same
-    play); ``forced``, the cards it lets fall in every play (bits as in :data:`SideHits`)."""
+    play); ``forced``, the cards it lets fall in every play (bits as in :data:`SideHits`); ``demand[u]``,
+    the fewest Beer and Tactics it spends in a play letting at most ``u`` cards fall (:data:`NEVER` if no
+    play does; the last entry holds for any larger ``u``)."""
 
     falls: int
     skulls: int
     kept: int
     forced: int
+    demand: tuple[int, ...]
 
 
 class SideRelaxation:
@@ -92,7 +101,7 @@ class SideRelaxation:
         if found is not None:
             return found
         if not hits:
-            return SideFigures(0, 0, m + 2 * k + down, 0)
+            return SideFigures(0, 0, m + 2 * k + down, 0, (0,))
         # What cannot matter any more: Beer beyond the men who may drink it (D13), Tactics no hit uses.
         beer = min(beer, m)
         usable = {hit[1] for hit in hits}
@@ -113,6 +122,7 @@ class SideRelaxation:
         available = tactics[tactic] if tactic >= 0 else 0
         falls = skulls = len(hits) + 1
         kept = forced = -1
+        demand = [NEVER] * (len(hits) + 1)
         for used in range(min(need, available) + 1):
             left = (*tactics[:tactic], available - used, *tactics[tactic + 1 :]) if used else tactics
             for m2, k2, down2, drunk, held, _damage in absorb(m, k, down, need - used, beer):
@@ -121,7 +131,32 @@ class SideRelaxation:
                 skulls = min(skulls, after.skulls + (not held and skull))
                 kept = max(kept, after.kept)
                 forced &= after.forced | (0 if held else bit)
-        return SideFigures(falls, skulls, kept, forced)
+                spent = used + drunk
+                later = after.demand
+                for u in range(0 if held else 1, len(demand)):
+                    rest_u = u - (not held)
+                    cost = spent + later[min(rest_u, len(later) - 1)]
+                    if cost < demand[u]:
+                        demand[u] = cost
+        return SideFigures(falls, skulls, kept, forced, tuple(demand))
+
+
+def enough(
+    falls: int, supply: int, f0: SideFigures, f1: SideFigures, f2: SideFigures, f3: SideFigures
+) -> int:
+    """The fewest cards, from ``falls`` up, that the four sides may let fall between them when they share
+    ``supply`` Beer and Tactics (Covers aside): each side letting at most ``u`` fall spends at least its
+    ``demand[u]``, and the sides' spending adds up (a Tactic or a Beer is spent once, D10, D13)."""
+    while True:
+        spent = (
+            f0.demand[min(falls, len(f0.demand) - 1)]
+            + f1.demand[min(falls, len(f1.demand) - 1)]
+            + f2.demand[min(falls, len(f2.demand) - 1)]
+            + f3.demand[min(falls, len(f3.demand) - 1)]
+        )
+        if spent <= supply:
+            return falls
+        falls += 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +196,7 @@ class DeploymentBounds:
         """Computes every side's figures for every start of ``men`` and ``knights`` and every reveal, with
         the position's ``beer`` and ``tactics``."""
         self.reveals = [figures for _attacks, figures in reveals]
+        self.supply = beer + sum(tactics) - tactics[COVERS]
         starts = list(product(range(men + 1), range(knights + 1)))
         #: Per side and start: the :class:`SideFigures` per reveal.
         self.sides: list[dict[tuple[int, int], list[SideFigures]]] = []
@@ -207,6 +243,7 @@ class DeploymentBounds:
         ):
             forced = f0.forced | f1.forced | f2.forced | f3.forced
             falls = max(forced.bit_count(), f0.falls, f1.falls, f2.falls, f3.falls)
+            falls = enough(falls, self.supply, f0, f1, f2, f3)
             undefended = max(figures.undefended, falls + figures.catapults)
             lost = max((forced & figures.skull_mask).bit_count(), f0.skulls, f1.skulls, f2.skulls, f3.skulls)
             kept = f0.kept + f1.kept + f2.kept + f3.kept
@@ -249,6 +286,7 @@ class StateBound:
         f3 = figures(h3, u[9], u[10], u[11], beer, tactics)
         forced = f0.forced | f1.forced | f2.forced | f3.forced
         falls = max(forced.bit_count(), f0.falls, f1.falls, f2.falls, f3.falls)
+        falls = enough(falls, beer + sum(tactics) - tactics[COVERS], f0, f1, f2, f3)
         falls += fewest_catapults_lost(self.catapults[i], tactics)
         lost = max((forced & self.skull_mask[i]).bit_count(), f0.skulls, f1.skulls, f2.skulls, f3.skulls)
         kept = f0.kept + f1.kept + f2.kept + f3.kept

@@ -487,7 +487,11 @@ def _splits(needs: tuple[int, ...], available: int) -> tuple[tuple[int, ...], ..
 
 
 def relaxed_bound(
-    attacks: tuple[Attack, ...], pool: tuple[int, int, int], beer: int, tactics: tuple[int, ...]
+    attacks: tuple[Attack, ...],
+    pool: tuple[int, int, int],
+    beer: int,
+    tactics: tuple[int, ...],
+    shared: dict[tuple[str, ...], dict[State, int]] | None = None,
 ) -> int:
     """An upper bound on :meth:`Table.best` from any deployment of the units ``pool`` = ``(m, k, l)``.
 
@@ -496,18 +500,40 @@ def relaxed_bound(
     play is also a relaxed one, so the relaxed best is at least the real best from any deployment; the solver
     prunes with it.
     """
-    return relaxed(attacks)(0, *pool, beer, tactics)
+    return relaxed(attacks, shared)(0, *pool, beer, tactics)
 
 
 Relaxed = Callable[[int, int, int, int, int, tuple[int, ...]], int]
 
 
-def relaxed(attacks: tuple[Attack, ...]) -> Relaxed:
+def relaxed(
+    attacks: tuple[Attack, ...], shared: dict[tuple[str, ...], dict[State, int]] | None = None
+) -> Relaxed:
     """The relaxed best of :func:`relaxed_bound` as a function of ``(card index, m, k, l, Beer, Tactics)``,
-    remembered between calls."""
+    remembered between calls. ``shared``: the memo of other rows of the same Castle (reveals), whose values
+    are reused where the remaining cards are the same."""
+    shared = {} if shared is None else shared
+    ids = tuple(at.card.id for at in attacks)
+    memos = [shared.setdefault(ids[i:], {}) for i in range(len(attacks) + 1)]
+    usable = [{at.tactic for at in attacks[i:]} for i in range(len(attacks) + 1)]
 
-    @cache
     def best(i: int, m: int, k: int, down: int, beer: int, tactics: tuple[int, ...]) -> int:
+        # What no remaining card can use only counts as saved: Beer beyond the men, unused Tactics.
+        offset = 0
+        if beer > m:
+            offset += (beer - m) * SAVED
+            beer = m
+        if any(count and t not in usable[i] for t, count in enumerate(tactics)):
+            offset += sum(count for t, count in enumerate(tactics) if t not in usable[i]) * SAVED
+            tactics = tuple(count if t in usable[i] else 0 for t, count in enumerate(tactics))
+        key = ((m, k, down), beer, tactics, 0)
+        found = memos[i].get(key)
+        if found is None:
+            found = _relaxed_step(i, m, k, down, beer, tactics)
+            memos[i][key] = found
+        return found + offset
+
+    def _relaxed_step(i: int, m: int, k: int, down: int, beer: int, tactics: tuple[int, ...]) -> int:
         if i == len(attacks):
             return (m + 2 * k + down) * KEPT + (beer + sum(tactics)) * SAVED
         at = attacks[i]

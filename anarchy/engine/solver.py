@@ -140,7 +140,8 @@ def solve(position: Position) -> Solution:
     tables = [table(position, faces, shared, relaxation) for faces in reveals(position)]
     pool = (position.craftsmen + position.soldiers, position.knights, 0)
     tactics = tuple(position.tactic(t) for t in TACTICS)
-    ceilings = [relaxed_bound(t.attacks, pool, position.beer, tactics) for t in tables]
+    pooled: dict[tuple[str, ...], dict[State, int]] = {}
+    ceilings = [relaxed_bound(t.attacks, pool, position.beer, tactics, pooled) for t in tables]
     every = list(deployments(position))
     if position.muster:
         bounds: list[list[int]] | _Lazy = [ceilings] * len(every)
