@@ -2,7 +2,7 @@
 
 Run: ``taskset -c 1 .venv/bin/python -m benchmarks.seating``. Simulates a Swiss event with random but seeded
 results (table ranks score 3/2/1/0) and times, in CPU seconds (``time.process_time``, best and median of
-``--repeat`` runs), the first round and the 5th round, whose ``met`` set holds the pairs of the 4 earlier
+``--repeat`` runs), the first round and the 5th round, whose ``met`` counts the pairs of the 4 earlier
 rounds. Also a round with 1,001 players (bot seats) and byes. docs/performance.md keeps the figures.
 """
 
@@ -12,6 +12,7 @@ import argparse
 import random
 import statistics
 import time
+from collections import Counter
 from collections.abc import Callable
 
 from tournaments.seating import Bye, Seating, pairs_met, swiss_round
@@ -30,12 +31,12 @@ def timed(call: Callable[[], Seating], repeat: int) -> tuple[float, float, Seati
 
 def event(
     n: int, size: int, rounds: int, seed: int, policy: Bye
-) -> tuple[list[str], set[frozenset[str]], dict[str, int]]:
+) -> tuple[list[str], Counter[frozenset[str]], dict[str, int]]:
     """The standings, ``met`` and byes after ``rounds`` Swiss rounds with random results."""
     rng = random.Random(seed)
     players = [f"p{i:04d}" for i in range(n)]
     points = dict.fromkeys(players, 0)
-    met: set[frozenset[str]] = set()
+    met: Counter[frozenset[str]] = Counter()
     byes: dict[str, int] = {}
     for _ in range(rounds):
         standings = sorted(players, key=lambda p: (-points[p], p))
@@ -48,7 +49,7 @@ def event(
         for p in seating.byes:
             byes[p] = byes.get(p, 0) + 1
             points[p] += 2
-        met |= pairs_met(seating.tables)
+        met.update(pairs_met(seating.tables))
     return sorted(players, key=lambda p: (-points[p], p)), met, byes
 
 
@@ -72,7 +73,7 @@ def main() -> None:
 
         def call(
             standings: list[str] = standings,
-            met: set[frozenset[str]] = met,
+            met: Counter[frozenset[str]] = met,
             byes: dict[str, int] = byes,
             policy: Bye = policy,
         ) -> Seating:
@@ -81,7 +82,8 @@ def main() -> None:
         best, median, seating = timed(call, args.repeat)
         print(
             f"{label}: best {best * 1000:.2f} ms, median {median * 1000:.2f} ms; "
-            f"{len(seating.tables)} tables, {len(met)} pairs met before, repeats {seating.repeats}, "
+            f"{len(seating.tables)} tables, {len(met)} pairs met before, repeats {seating.repeats} "
+            f"(worst {seating.worst}), "
             f"bot seats {sum(seating.bot_seats)}, byes {len(seating.byes)}"
         )
 

@@ -7,10 +7,12 @@ is random: the same input gives the same seating, whatever the hash seed.
 The shapes:
 
 - ``standings`` / ``players``: a sequence of ids, best first (current standing, or seed order);
-- ``met``: pairs (``frozenset`` of two ids) who already sat together at a table in this event;
+- ``met``: how many times pairs of players (``frozenset`` of two ids) already sat together at a table in
+  this event: a mapping ``pair -> times`` (a ``Counter``, see :func:`meetings`), or a collection of pairs
+  that counts each pair once per time it appears (a ``set`` from :func:`pairs_met` counts each pair once);
 - ``byes``: how many byes each player has had so far (missing means 0);
 - a :class:`Seating`: the tables (ids in standing or seed order), who sits out with a bye, the bot seats
-  per table and how many repeated pairs could not be avoided.
+  per table, how many repeated pairs could not be avoided and the most times one of them had met.
 
 When the players do not divide into full tables the event's :class:`Bye` policy says what happens: bot
 seats at normal level fill the tables, or the players left over sit out with the bye points of the event's
@@ -19,17 +21,32 @@ rules. ``docs/tournaments.md`` describes the formats and the guarantees.
 
 from __future__ import annotations
 
+import contextlib
 import enum
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
 MIN_TABLE_SIZE = 2
 MAX_TABLE_SIZE = 6
-# The exact search for a seating without repeated pairs runs when the fast seating left some: only for
-# events up to this many seated players, and for at most this many steps (a step is one candidate table).
+# The exact searches (for a seating whose pairs met fewer times, then for one with fewer repeated pairs) run
+# when the fast seating left repeats: only for events up to this many seated players, and sharing at most
+# this many steps (a step is one candidate player for a table).
 SEARCH_MAX_PLAYERS = 60
 SEARCH_BUDGET = 200_000
+# The search for fewer repeated pairs (after the worst is settled) has at most this many of those steps in
+# events over ``SMALL_EVENT`` seated players: there it seldom finishes, and it would spend the whole budget
+# on most late rounds. Up to ``SMALL_EVENT`` it has the rest of ``SEARCH_BUDGET`` and is complete.
+REPEATS_BUDGET = 20_000
+SMALL_EVENT = 12
+
+
+#: Pairs who already sat together, with how many times: ``pair -> times`` (see :func:`meetings`), or pairs
+#: counted once per appearance.
+Met = Mapping[frozenset[str], int] | Iterable[frozenset[str]]
+# player -> other player -> how many times they sat together (only pairs who did)
+_Counts = dict[str, dict[str, int]]
 
 
 class SeatingError(ValueError):
@@ -69,12 +86,15 @@ class Seating:
     the standings down. ``byes``: the players who sit out this round, in standing order. ``bot_seats``: per
     table, how many seats bots take (``size - len(table)``). ``repeats``: how many pairs at these tables
     had already met, which the seating could not avoid (0 whenever it found a seating without them).
+    ``worst``: the most times one pair at these tables had met before (0 when ``repeats`` is 0; 2 means a
+    pair meets for the third time).
     """
 
     tables: list[list[str]]
     byes: list[str] = field(default_factory=list)
     bot_seats: list[int] = field(default_factory=list)
     repeats: int = 0
+    worst: int = 0
 
 
 def table_sizes(n: int, size: int, *, bye_policy: Bye = Bye.BOT, min_humans: int = 1) -> list[int]:
@@ -115,25 +135,29 @@ def table_sizes(n: int, size: int, *, bye_policy: Bye = Bye.BOT, min_humans: int
 def swiss_round(
     standings: Sequence[str],
     size: int,
-    met: Collection[frozenset[str]] = frozenset(),
+    met: Met = frozenset(),
     byes: Mapping[str, int] | None = None,
     *,
     bye_policy: Bye = Bye.BOT,
 ) -> Seating:
     """Seat one Swiss round: tables of ``size`` by current standing, keeping players who met apart.
 
-    The goal, in order: every player sits exactly once or has a bye; as few repeated pairs as possible
-    (none whenever the search finds a seating without them); tables close in standing (the first table
-    is the top of the standings). How: byes first (see :class:`Bye`); then top-down greedy seating, each
-    table the best unseated player and the next unseated players in standing order who have met nobody at
-    the table yet; then swaps between tables, nearest tables first, while a swap lowers the repeats; then,
-    for events up to ``SEARCH_MAX_PLAYERS``, an exact depth-first search for a seating without repeats
-    (complete for small events, bounded by ``SEARCH_BUDGET`` steps).
+    The goal, in order: every player sits exactly once or has a bye; the fewest meetings of one pair
+    (``worst``: no pair meets a third time while a seating exists where none does); then as few repeated
+    pairs as possible (none whenever the search finds a seating without them); tables close in standing
+    (the first table is the top of the standings). How: byes first (see :class:`Bye`); then top-down
+    greedy seating, each table the best unseated player and the next unseated players in standing order
+    who have met nobody at the table yet (else the one whose meetings there cost least, a pair that met
+    ``k`` times costing more than all pairs that met fewer times); then swaps between tables, nearest
+    tables first, while a swap lowers that cost; then, for events up to ``SEARCH_MAX_PLAYERS``, exact
+    depth-first searches, each bounded by ``SEARCH_BUDGET`` steps and complete for small events: for a
+    seating whose pairs met fewer times (one time fewer at a time, while one is found), then for the
+    seating with the fewest repeated pairs at that worst.
 
     Args: ``standings``: all players still in the event, best first, ties already broken (see
-    :func:`standings_order`); ``size``: seats per table (2–6); ``met``: pairs who already sat together
-    (pairs naming players not in ``standings`` are ignored); ``byes``: byes so far per player;
-    ``bye_policy``: bots or byes when the count does not divide.
+    :func:`standings_order`); ``size``: seats per table (2–6); ``met``: who already sat together and how
+    many times (see :data:`Met`; pairs naming players not in ``standings`` are ignored); ``byes``: byes so
+    far per player; ``bye_policy``: bots or byes when the count does not divide.
     Returns: a :class:`Seating`.
     Raises: :class:`SeatingError` (``bad_size``, ``too_few_players``, ``duplicate_player``, ``bad_pair``).
     """
@@ -149,17 +173,17 @@ def swiss_round(
         capacities = table_sizes(len(order), size)
         sitting_out, seated = [], list(order)
     adj = _adjacency(seated, met)
-    tables = _greedy(seated, capacities, adj)
-    repeats = _repeats(tables, adj)
-    if repeats:
-        repeats = _repair(tables, adj, repeats)
+    weights = _weights(adj, len(seated) * size + 1)
+    tables = _greedy(seated, capacities, adj, weights)
+    cost = _cost(tables, adj, weights)
+    if cost:
+        _repair(tables, adj, weights, cost)
+    worst, repeats = _score(tables, adj)
     if repeats and len(seated) <= SEARCH_MAX_PLAYERS:
-        found = _search(seated, capacities, adj, SEARCH_BUDGET)
-        if found is not None:
-            tables, repeats = found, 0
+        tables, worst, repeats = _improve(seated, capacities, adj, tables, worst, repeats)
     rank = {p: i for i, p in enumerate(order)}
     tables = [sorted(t, key=rank.__getitem__) for t in tables]
-    return Seating(tables, sitting_out, [size - len(t) for t in tables], repeats)
+    return Seating(tables, sitting_out, [size - len(t) for t in tables], repeats, worst)
 
 
 def elimination_round(
@@ -304,12 +328,23 @@ def buchholz_scores(points: Mapping[str, float], opponents: Mapping[str, Sequenc
     return {p: sum(points.get(q, 0.0) for q in opponents.get(p, ())) for p in points}
 
 
-def pairs_met(tables: Sequence[Sequence[str]]) -> set[frozenset[str]]:
-    """Every pair of players who sat together at one of ``tables``: add them to ``met`` after a round.
+def pairs_met(tables: Iterable[Sequence[str]]) -> set[frozenset[str]]:
+    """Every pair of players who sat together at one of ``tables``, once each (how many times is lost:
+    pass :func:`meetings` of every earlier round's tables to :func:`swiss_round` as ``met``).
 
     Args: ``tables``: lists of players. Returns: a set of two-player ``frozenset``.
     """
     return {frozenset(pair) for table in tables for pair in combinations(table, 2)}
+
+
+def meetings(tables: Iterable[Sequence[str]]) -> Counter[frozenset[str]]:
+    """How many of ``tables`` each pair of players shared: the ``met`` of :func:`swiss_round`.
+
+    Args: ``tables``: lists of players, say the tables of every round played so far (or ``Counter.update``
+    an earlier result with one more round's :func:`pairs_met`).
+    Returns: a ``Counter`` ``frozenset({a, b}) -> times``, only pairs who met.
+    """
+    return Counter(frozenset(pair) for table in tables for pair in combinations(table, 2))
 
 
 # --- internals -------------------------------------------------------------------------------------------
@@ -343,37 +378,61 @@ def _choose_byes(order: list[str], k: int, byes: Mapping[str, int]) -> list[str]
     return sorted(chosen, key=position.__getitem__)
 
 
-def _adjacency(players: list[str], met: Collection[frozenset[str]]) -> dict[str, set[str]]:
-    adj: dict[str, set[str]] = {p: set() for p in players}
-    for pair in met:
+def _adjacency(players: list[str], met: Met) -> _Counts:
+    """``player -> other -> times met`` among ``players``; ``met`` a mapping of counts or pairs to count."""
+    adj: _Counts = {p: {} for p in players}
+    items: Iterable[tuple[frozenset[str], int]] = (
+        met.items() if isinstance(met, Mapping) else ((pair, 1) for pair in met)
+    )
+    for pair, times in items:
         if len(pair) != 2:
             raise SeatingError("bad_pair", f"a met pair must name two players: {sorted(pair)!r}")
         a, b = sorted(pair)
-        if a in adj and b in adj:
-            adj[a].add(b)
-            adj[b].add(a)
+        if times > 0 and a in adj and b in adj:
+            adj[a][b] = adj[a].get(b, 0) + times
+            adj[b][a] = adj[b].get(a, 0) + times
     return adj
 
 
-def _conflicts(player: str, table: list[str], adj: dict[str, set[str]], without: str | None = None) -> int:
+def _weights(adj: _Counts, base: int) -> list[int]:
+    """The cost of seating a pair that met ``k`` times, by ``k``: 0, then 1, ``base``, ``base**2``, …
+
+    ``base`` is more than the pairs one seating has, so one pair that met ``k`` times costs more than all
+    the pairs that met fewer times: the least cost has the smallest ``worst`` first.
+    """
+    most = max((t for row in adj.values() for t in row.values()), default=0)
+    return [0] + [base ** (k - 1) for k in range(1, most + 1)]
+
+
+def _conflicts(
+    player: str, table: list[str], adj: _Counts, weights: list[int], without: str | None = None
+) -> int:
     met = adj[player]
-    return sum(1 for q in table if q in met and q != without)
+    if not met:
+        return 0
+    return sum(weights[met[q]] for q in table if q in met and q != without)
 
 
-def _repeats(tables: list[list[str]], adj: dict[str, set[str]]) -> int:
-    return sum(1 for t in tables for a, b in combinations(t, 2) if b in adj[a])
+def _cost(tables: list[list[str]], adj: _Counts, weights: list[int]) -> int:
+    return sum(weights[adj[a].get(b, 0)] for t in tables for a, b in combinations(t, 2))
 
 
-def _greedy(order: list[str], capacities: list[int], adj: dict[str, set[str]]) -> list[list[str]]:
+def _score(tables: list[list[str]], adj: _Counts) -> tuple[int, int]:
+    """``(worst, repeats)``: the most times a pair at ``tables`` had met, and how many pairs had met."""
+    times = [t for table in tables for a, b in combinations(table, 2) if (t := adj[a].get(b, 0))]
+    return max(times, default=0), len(times)
+
+
+def _greedy(order: list[str], capacities: list[int], adj: _Counts, weights: list[int]) -> list[list[str]]:
     rest = list(order)
     tables: list[list[str]] = []
     for capacity in capacities:
         table = [rest.pop(0)]
         while len(table) < capacity:
-            best, fewest = 0, capacity + 1
+            best, fewest = 0, -1
             for i, candidate in enumerate(rest):
-                c = _conflicts(candidate, table, adj)
-                if c < fewest:
+                c = _conflicts(candidate, table, adj, weights)
+                if c < fewest or fewest < 0:
                     best, fewest = i, c
                     if c == 0:
                         break
@@ -389,28 +448,28 @@ def _nearest(i: int, count: int) -> Iterator[int]:
                 yield j
 
 
-def _repair(tables: list[list[str]], adj: dict[str, set[str]], repeats: int) -> int:
-    """Swap players between tables, nearest first, while a swap lowers the repeats; returns the repeats."""
+def _repair(tables: list[list[str]], adj: _Counts, weights: list[int], cost: int) -> int:
+    """Swap players between tables, nearest first, while a swap lowers the cost; returns the cost."""
     improved = True
-    while improved and repeats:
+    while improved and cost:
         improved = False
         for i, table in enumerate(tables):
             for a_index, a in enumerate(table):
-                own = _conflicts(a, table, adj, a)
+                own = _conflicts(a, table, adj, weights, a)
                 if own == 0:
                     continue
                 for j in _nearest(i, len(tables)):
                     other = tables[j]
                     for b_index, b in enumerate(other):
                         delta = (
-                            _conflicts(b, table, adj, a)
-                            + _conflicts(a, other, adj, b)
+                            _conflicts(b, table, adj, weights, a)
+                            + _conflicts(a, other, adj, weights, b)
                             - own
-                            - _conflicts(b, other, adj, b)
+                            - _conflicts(b, other, adj, weights, b)
                         )
                         if delta < 0:
                             table[a_index], other[b_index] = b, a
-                            repeats += delta
+                            cost += delta
                             improved = True
                             break
                     if improved:
@@ -419,56 +478,109 @@ def _repair(tables: list[list[str]], adj: dict[str, set[str]], repeats: int) -> 
                     break
             if improved:
                 break
-    return repeats
+    return cost
+
+
+def _improve(
+    order: list[str], capacities: list[int], adj: _Counts, tables: list[list[str]], worst: int, repeats: int
+) -> tuple[list[list[str]], int, int]:
+    """The exact searches after the fast seating: a lower ``worst`` while one is found, then fewer repeats.
+
+    The searches share ``SEARCH_BUDGET`` steps, the lower worst first; the search for fewer repeats has at
+    most ``REPEATS_BUDGET`` of them in events over ``SMALL_EVENT`` players. Returns ``(tables, worst,
+    repeats)``: the fast seating's when no search found a better one.
+    """
+    budget = [SEARCH_BUDGET]
+    while worst > 0 and budget[0] > 0:
+        found = _search(order, capacities, adj, worst - 1, None, budget)
+        if found is None:
+            break
+        tables = found
+        worst, repeats = _score(tables, adj)
+    if len(order) > SMALL_EVENT:
+        budget[0] = min(budget[0], REPEATS_BUDGET)
+    if repeats and budget[0] > 0:
+        found = _search(order, capacities, adj, worst, repeats, budget)
+        if found is not None:
+            tables = found
+            worst, repeats = _score(tables, adj)
+    return tables, worst, repeats
 
 
 class _BudgetSpent(Exception):
     pass
 
 
-def _search(
-    order: list[str], capacities: list[int], adj: dict[str, set[str]], budget: int
-) -> list[list[str]] | None:
-    """Depth-first search for a seating without repeats; ``None`` if there is none or the budget ran out.
+class _Found(Exception):
+    pass
 
-    The best unseated player anchors the next table, of each table size still to place (larger first),
-    with companions in standing order, so the first seating found keeps tables close in standing.
+
+def _search(
+    order: list[str],
+    capacities: list[int],
+    adj: _Counts,
+    limit: int,
+    fewer_than: int | None,
+    budget: list[int],
+) -> list[list[str]] | None:
+    """Depth-first search for a seating where no pair met more than ``limit`` times.
+
+    With ``fewer_than`` ``None``: the first such seating found. With a number: of the seatings with fewer
+    repeated pairs than that, the first with the fewest (branch and bound). ``None`` if there is none or the
+    budget ran out before one was found (after that, the best found so far). ``budget[0]``: the steps left,
+    counted down (a step is one candidate player for a table). The best unseated player
+    anchors the next table, of each table size still to place (larger first), with companions in standing
+    order, so the first seating found keeps tables close in standing.
     """
     left = {c: capacities.count(c) for c in sorted(set(capacities), reverse=True)}
-    steps = [0]
+    best: list[list[list[str]] | None] = [None]
+    bound = [fewer_than if fewer_than is not None else len(order) * len(order)]
+    path: list[list[str]] = []
 
-    def groups(candidates: list[str], k: int) -> Iterator[list[str]]:
+    def companions(
+        table: list[str], candidates: list[str], k: int, cost: int
+    ) -> Iterator[tuple[list[str], int]]:
         if k == 0:
-            yield []
+            yield table, cost
             return
         for i, p in enumerate(candidates):
-            steps[0] += 1
-            if steps[0] > budget:
+            if len(candidates) - i < k:
+                return
+            budget[0] -= 1
+            if budget[0] < 0:
                 raise _BudgetSpent
             met = adj[p]
-            for rest in groups([q for q in candidates[i + 1 :] if q not in met], k - 1):
-                yield [p, *rest]
+            added = 0
+            for q in table:
+                times = met.get(q, 0)
+                if times > limit:
+                    break
+                added += times > 0
+            else:
+                if cost + added < bound[0]:
+                    yield from companions([*table, p], candidates[i + 1 :], k - 1, cost + added)
 
-    def place(rest: list[str]) -> list[list[str]] | None:
+    def place(rest: list[str], cost: int) -> None:
         if not rest:
-            return []
+            best[0], bound[0] = [list(t) for t in path], cost
+            if fewer_than is None or cost == 0:
+                raise _Found
+            return
         anchor = rest[0]
-        others = [p for p in rest[1:] if p not in adj[anchor]]
+        met = adj[anchor]
+        others = [p for p in rest[1:] if met.get(p, 0) <= limit]
         for capacity in [c for c, n in left.items() if n]:
             left[capacity] -= 1
-            for companions in groups(others, capacity - 1):
-                seated = set(companions)
-                tail = place([p for p in rest[1:] if p not in seated])
-                if tail is not None:
-                    left[capacity] += 1
-                    return [[anchor, *companions], *tail]
+            for table, got in companions([anchor], others, capacity - 1, cost):
+                seated = set(table)
+                path.append(table)
+                place([p for p in rest[1:] if p not in seated], got)
+                path.pop()
             left[capacity] += 1
-        return None
 
-    try:
-        return place(order)
-    except _BudgetSpent:
-        return None
+    with contextlib.suppress(_BudgetSpent, _Found):
+        place(order, 0)
+    return best[0]
 
 
 def _snake(count: int) -> Iterator[int]:

@@ -9,7 +9,7 @@ opponents' points, then VP, then head to head (:func:`tournaments.seating.standi
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from django.db.models import Count, Q, QuerySet
@@ -25,8 +25,9 @@ class EventResults:
     """An event's results so far, keyed by player id (a user's id as text).
 
     ``order``: the standings, best first, every entry (withdrawn ones too). ``met``: pairs who sat at a
-    table together. ``byes``: byes per player. ``last_round``: per table of the latest round whose games
-    have all finished, the humans in finishing order (for elimination).
+    table together, with how many times (:func:`tournaments.seating.meetings`). ``byes``: byes per
+    player. ``last_round``: per table of the latest round whose games have all finished, the humans in
+    finishing order (for elimination).
     """
 
     players: list[str]
@@ -35,7 +36,7 @@ class EventResults:
     vp: dict[str, float] = field(default_factory=dict)
     played: dict[str, int] = field(default_factory=dict)
     head_to_head: dict[str, dict[str, float]] = field(default_factory=dict)
-    met: set[frozenset[str]] = field(default_factory=set)
+    met: Counter[frozenset[str]] = field(default_factory=Counter)
     byes: dict[str, int] = field(default_factory=dict)
     last_round: list[list[str]] = field(default_factory=list)
     last_byes: list[str] = field(default_factory=list)
@@ -65,7 +66,7 @@ def event_results(event: Event) -> EventResults:
         "table_id", "entry__user_id"
     ):
         by_table[table_id].append(str(user_id))
-    results.met = seating.pairs_met(list(by_table.values()))
+    results.met = seating.meetings(by_table.values())
     finished = {t.game_id: t for t in tables if t.game.status == Game.Status.FINISHED}
     ranks: dict[int, list[tuple[str, int, int]]] = defaultdict(list)
     seats = Seat.objects.filter(game_id__in=finished, user__isnull=False, is_bot=False)
@@ -143,11 +144,15 @@ def standings(event: Event, results: EventResults | None = None) -> list[Standin
 
 @dataclass(frozen=True)
 class TableView:
-    """A table on the event page: its number, game and who sits there (``None`` for a bot seat)."""
+    """A table on the event page: its number, game and who sits there (names in seat order, ``None`` for a
+    bot seat). ``places``: once the game has finished, its result, ``(place, name)`` in finishing order
+    (``None`` for a bot), so the round's result shows on the event page and not only in the standings;
+    empty while it runs."""
 
     number: int
     game: Game
     players: list[str | None]
+    places: list[tuple[int, str | None]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -160,17 +165,31 @@ class RoundView:
     finished: bool
 
 
+def _places(game_ids: list[int]) -> dict[int, list[tuple[int, str | None]]]:
+    """Per finished game of ``game_ids``: ``(place, name)`` in finishing order (``None`` for a bot)."""
+    places: dict[int, list[tuple[int, str | None]]] = defaultdict(list)
+    seats = Seat.objects.filter(game_id__in=game_ids, final_rank__isnull=False).select_related("user")
+    for seat in seats.order_by("game_id", "final_rank", "number"):
+        name = seat.user.name if seat.user is not None and not seat.is_bot else None
+        places[seat.game_id].append((seat.final_rank or 0, name))
+    return places
+
+
 def event_rounds(event: Event) -> list[RoundView]:
-    """The rounds of ``event``, latest first, with their tables and byes."""
+    """The rounds of ``event``, latest first, with their tables (and each finished table's places, see
+    :class:`TableView`) and byes."""
     rounds = list(event.round_set.order_by("-number"))
-    tables = Table.objects.filter(round__event=event).select_related("game").order_by("number")
+    tables = list(Table.objects.filter(round__event=event).select_related("game").order_by("number"))
     seats = TableSeat.objects.filter(round__event=event).select_related("entry__user").order_by("seat")
     by_table: dict[int, list[str | None]] = defaultdict(list)
     for seat in seats:
         by_table[seat.table_id].append(seat.entry.user.name if seat.entry else None)
+    places = _places([t.game_id for t in tables if t.game.status == Game.Status.FINISHED])
     per_round: dict[int, list[TableView]] = defaultdict(list)
     for table in tables:
-        per_round[table.round_id].append(TableView(table.number, table.game, by_table[table.pk]))
+        per_round[table.round_id].append(
+            TableView(table.number, table.game, by_table[table.pk], places.get(table.game_id, []))
+        )
     byes: dict[int, list[str]] = defaultdict(list)
     for bye in RoundBye.objects.filter(round__event=event).select_related("entry__user"):
         byes[bye.round_id].append(bye.entry.user.name)

@@ -12,7 +12,9 @@ A round is created under ``SELECT … FOR UPDATE`` on the event row, in one tran
 and games: a worker killed half-way rolls everything back, a second worker waits for the lock and then
 finds the round made. The round's games are ordinary games, created, filled (bots at ``normal`` level for
 bot seats) and started through :mod:`games.services`, so their players get the ordinary "game started" and
-"your turn" emails (and pushes) through the outbox.
+"your turn" emails (and pushes) through the outbox. They start with ``bots_after_commit``: no bot moves in
+the round's transaction (the games' ``bots_play`` task plays them once it commits), so the event's lock is
+held for the seating only.
 
 The round deadline does not decide a game by hand: a game still running at the deadline goes on under its
 own clocks (missed turns, then a stand-in bot), and the next round starts once every table has finished.
@@ -31,7 +33,7 @@ from django.utils import timezone
 from accounts.models import User
 from games import engine
 from games import services as game_services
-from games.models import TIME_CONTROLS, Game
+from games.models import TIME_CONTROLS, Game, Seat
 from games.services import BadPayload, Conflict, Forbidden, NotFound
 from tournaments import seating
 from tournaments.models import Entry, Event, Round, RoundBye, Table, TableSeat
@@ -170,9 +172,9 @@ def entry_signup(*, event_id: int, user: User, now: datetime | None = None) -> E
     Raises:
         NotFound, Conflict (sign-up closed, or already signed up).
     """
-    now = now or timezone.now()
     with transaction.atomic():
         event = _lock(event_id)
+        now = now or timezone.now()
         if not signup_is_open(event, now):
             raise Conflict("sign-up for this event is closed")
         entry, created = Entry.objects.get_or_create(event=event, user=user)
@@ -190,17 +192,22 @@ def entry_withdraw(
     """Withdraw ``player`` (default: ``user`` themselves) from the event.
 
     A player withdraws themselves before the start; the organiser may withdraw anyone until the event is
-    over. Games already seated go on (the games' own clocks stand in for an absent player); later rounds
-    skip the entry. Its results so far stay in the standings.
+    over. The player resigns from their running game of the event, in the same transaction
+    (:func:`games.services.seat_resign`: a stand-in bot plays the seat on to the end, and the ratings
+    place them last); later rounds skip the entry. Its results so far stay in the standings, and the
+    resigned game counts with the place the stand-in reaches.
+
+    Returns:
+        The entry, withdrawn.
 
     Raises:
         NotFound (no such event or entry), Forbidden (someone else's entry, not the organiser), Conflict
         (the event has started, for a player; over, for the organiser; already withdrawn).
     """
-    now = now or timezone.now()
     player = player or user
     with transaction.atomic():
         event = _lock(event_id)
+        now = now or timezone.now()
         organiser = event.organiser_id == user.pk
         if player.pk != user.pk and not organiser:
             raise Forbidden("only the organiser can withdraw another player")
@@ -216,14 +223,29 @@ def entry_withdraw(
             raise Conflict("already withdrawn")
         entry.withdrawn, entry.withdrawn_at = True, now
         entry.save(update_fields=["withdrawn", "withdrawn_at"])
+        running = Seat.objects.filter(
+            game__event_table__round__event=event,
+            game__status=Game.Status.ACTIVE,
+            user=player,
+            resigned_at__isnull=True,
+        )
+        for game_id in running.values_list("game_id", flat=True):
+            try:
+                with transaction.atomic():
+                    game_services.seat_resign(game_id=game_id, user=player, now=now)
+            except Conflict:  # the game ended meanwhile (or they resigned themselves): nothing to resign
+                pass
         return entry
 
 
 def event_open(*, event_id: int, now: datetime | None = None) -> bool:
-    """Open an announced event for sign-up once ``signup_opens`` has come. Returns whether it opened."""
-    now = now or timezone.now()
+    """Open an announced event for sign-up once ``signup_opens`` has come. Returns whether it opened.
+
+    ``now`` (default: the clock, read once the event's row is locked) is the moment it is checked against.
+    """
     with transaction.atomic():
         event = _lock(event_id)
+        now = now or timezone.now()
         if event.status != Event.Status.DRAFT or event.signup_opens > now:
             return False
         event.status = Event.Status.OPEN
@@ -234,10 +256,14 @@ def event_open(*, event_id: int, now: datetime | None = None) -> bool:
 def event_start(*, event_id: int, now: datetime | None = None) -> Round | None:
     """Start the event at ``starts_at``: fix a round robin's schedule and seat round 1. An event whose
     entries cannot make one table is cancelled. Returns round 1, or ``None`` (not due, already started,
-    or cancelled)."""
-    now = now or timezone.now()
+    or cancelled).
+
+    ``now`` (default: the clock, read once the event's row is locked, so the times stored are those of
+    the writes even after waiting for the lock) is the start checked against, round 1's ``created_at`` and
+    deadline, or the cancelled event's ``finished_at``."""
     with transaction.atomic():
         event = _lock(event_id)
+        now = now or timezone.now()
         if event.status not in (Event.Status.DRAFT, Event.Status.OPEN) or event.starts_at > now:
             return None
         players = [str(u) for u in event.entries.filter(withdrawn=False).values_list("user_id", flat=True)]
@@ -301,7 +327,9 @@ def _is_last(event: Event, number: int, plan: seating.Seating) -> bool:
 
 def _round_create(event: Event, number: int, plan: seating.Seating, now: datetime) -> Round:
     """Store round ``number`` with its tables, games (filled with bots where the seating says) and byes,
-    and start the games (inside the caller's transaction, with the event row locked)."""
+    and start the games (inside the caller's transaction, with the event row locked). No bot moves here:
+    the games start with ``bots_after_commit``, so their bots are played by the ``bots_play`` task after
+    the commit, not while the event's lock is held."""
     rnd = Round.objects.create(
         event=event, number=number, created_at=now, deadline=now + timedelta(days=event.round_deadline_days)
     )
@@ -326,7 +354,7 @@ def _round_create(event: Event, number: int, plan: seating.Seating, now: datetim
             for i in range(len(players), event.table_size)
         ]
         TableSeat.objects.bulk_create(seats)
-        game_services.game_start(game_id=game.pk, user=None)
+        game_services.game_start(game_id=game.pk, user=None, bots_after_commit=True)
     RoundBye.objects.bulk_create(
         [RoundBye(round=rnd, entry=entries[p], points=event.bye_points) for p in plan.byes]
     )
@@ -343,13 +371,17 @@ def round_next(*, event_id: int, now: datetime | None = None) -> Round | None:
     finish the event after its last round. Idempotent: calling it twice (or from two workers at once)
     creates one round.
 
+    ``now`` (default: the clock, read once the event's row is locked) is stored as the last round's
+    ``finished_at``, the new round's ``created_at`` (its deadline counts from it) or the event's
+    ``finished_at``.
+
     Returns:
         The new round, or ``None`` (not due, the event finished, or it is not running).
     """
-    now = now or timezone.now()
     try:
         with transaction.atomic():
             event = _lock(event_id)
+            now = now or timezone.now()
             if event.status != Event.Status.RUNNING:
                 return None
             last = event.round_set.order_by("-number").first()
@@ -388,10 +420,11 @@ def _finish(event: Event, now: datetime) -> None:
 
 def event_finish(*, event_id: int, now: datetime | None = None) -> bool:
     """Finish a running event whose last round has been played (every game over). Returns whether it
-    finished now; :func:`round_next` calls the same step after the last round."""
-    now = now or timezone.now()
+    finished now; :func:`round_next` calls the same step after the last round. ``now`` (default: the
+    clock, read once the event's row is locked) is stored as ``finished_at``."""
     with transaction.atomic():
         event = _lock(event_id)
+        now = now or timezone.now()
         last = event.round_set.order_by("-number").first()
         if event.status != Event.Status.RUNNING or last is None or not round_done(last):
             return False
@@ -403,14 +436,19 @@ def event_finish(*, event_id: int, now: datetime | None = None) -> bool:
 
 def events_sweep(*, now: datetime | None = None) -> int:
     """What the clock makes due (Celery beat, every minute): open sign-ups, start events, seat next rounds,
-    finish events. Each step is idempotent. Returns how many steps did something."""
-    now = now or timezone.now()
+    finish events. Each step is idempotent. Returns how many steps did something.
+
+    ``now``: the moment to sweep at (tests); by default the clock, read once to choose the events that are
+    due, while each step reads the clock again once it holds its event's lock (a step may wait for another
+    worker's round, so the sweep's own time would be stale for the times it stores).
+    """
+    due_at = now or timezone.now()
     done = 0
-    for pk in Event.objects.filter(status=Event.Status.DRAFT, signup_opens__lte=now).values_list(
+    for pk in Event.objects.filter(status=Event.Status.DRAFT, signup_opens__lte=due_at).values_list(
         "pk", flat=True
     ):
         done += event_open(event_id=pk, now=now)
-    due = Event.objects.filter(status__in=(Event.Status.DRAFT, Event.Status.OPEN), starts_at__lte=now)
+    due = Event.objects.filter(status__in=(Event.Status.DRAFT, Event.Status.OPEN), starts_at__lte=due_at)
     for pk in due.values_list("pk", flat=True):
         done += event_start(event_id=pk, now=now) is not None
     for pk in Event.objects.filter(status=Event.Status.RUNNING).values_list("pk", flat=True):

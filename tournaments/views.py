@@ -8,7 +8,6 @@ Views are thin: read the request, call a service (:mod:`tournaments.services`) o
 from __future__ import annotations
 
 import csv
-from collections import defaultdict
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -20,7 +19,6 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from accounts.models import User
-from games.models import Game, Seat
 from games.services import ServiceError
 from tournaments import selectors, services
 from tournaments.forms import TIME_CONTROL_CHOICES, EventCreateForm
@@ -71,21 +69,6 @@ def event_new(request: HttpRequest) -> HttpResponse:
     return render(request, "tournaments/new.html", {"form": form}, status=status)
 
 
-def _with_places(
-    rounds: list[selectors.RoundView],
-) -> list[tuple[selectors.RoundView, list[tuple[selectors.TableView, list[tuple[int, str | None]]]]]]:
-    """Each round with its tables and, for a finished table, its result: ``(place, name)`` in finishing
-    order (``None`` for a bot), so the round's result shows on the event page and not only in the
-    standings."""
-    finished = [t.game.pk for r in rounds for t in r.tables if t.game.status == Game.Status.FINISHED]
-    places: dict[int, list[tuple[int, str | None]]] = defaultdict(list)
-    seats = Seat.objects.filter(game_id__in=finished, final_rank__isnull=False).select_related("user")
-    for seat in seats.order_by("game_id", "final_rank", "number"):
-        name = seat.user.name if seat.user is not None and not seat.is_bot else None
-        places[seat.game_id].append((seat.final_rank or 0, name))
-    return [(r, [(t, places.get(t.game.pk, [])) for t in r.tables]) for r in rounds]
-
-
 @require_safe
 def event_detail(request: HttpRequest, event_id: int) -> HttpResponse:
     """An event's public page: format, rules, points by place, entries, rounds and standings."""
@@ -98,7 +81,7 @@ def event_detail(request: HttpRequest, event_id: int) -> HttpResponse:
         "event": event,
         "entry": entry,
         "entries": selectors.entries_of(event),
-        "rounds": _with_places(selectors.event_rounds(event)),
+        "rounds": selectors.event_rounds(event),
         "standings": selectors.standings(event, results),
         "points": points,
         "options": [str(EventCreateForm.base_fields[k].label) for k, v in event.options.items() if v],

@@ -19,7 +19,6 @@ from games.bots import bot_action, stand_ins
 from games.models import ActionRecord, Game, Prompt, Seat
 from games.services.locks import game_state, lock_with_seats
 from games.services.play import (
-    DEFERRED_LEVELS,
     MAX_BOT_ACTIONS,
     bots_run,
     deferred_bot_prompt,
@@ -34,16 +33,18 @@ STALLED_AFTER = timedelta(minutes=1)
 
 def bots_play(*, game_id: int, limit: int = MAX_BOT_ACTIONS) -> int:
     """Play every decision of slow bots (:data:`~games.services.play.DEFERRED_LEVELS`) the game waits for,
-    one write each; returns how many slow-bot moves were applied (0: none was waiting, so running it twice
-    changes nothing the second time). A move thought out for a position that changed meanwhile (a person
-    answered in parallel) is thought out again."""
+    one write each, and any other bot's (or stand-in's) open decision left to it (``game_start`` with
+    ``bots_after_commit``; the fast bots that follow are played in the same write, as always); returns how
+    many such moves were applied (0: none was waiting, so running it twice changes nothing the second
+    time). A move thought out for a position that changed meanwhile (a person answered in parallel) is
+    thought out again."""
     played = 0
     for _ in range(limit):
         game = game_load(game_id)
         if game is None or game.status != Game.Status.ACTIVE:
             break
         state = game_state(game)
-        waiting = deferred_bot_prompt(state, list(game.seats.all()))
+        waiting = deferred_bot_prompt(state, list(game.seats.all()), levels=None)
         if waiting is None:
             break
         prompt, level = waiting
@@ -62,12 +63,12 @@ def bots_play(*, game_id: int, limit: int = MAX_BOT_ACTIONS) -> int:
 
 
 def bots_waiting(*, now: datetime | None = None) -> list[int]:
-    """Ids of games in progress where a slow bot's decision has been open longer than
-    :data:`STALLED_AFTER` (its task was lost: broker down, worker killed). The deadline sweep plays them."""
+    """Ids of games in progress where a bot's decision has been open longer than :data:`STALLED_AFTER`
+    (its task was lost: broker down, worker killed). Only a slow bot's (or, in a game started with
+    ``bots_after_commit``, any bot's) decision is ever left open for the task. The deadline sweep plays
+    them."""
     now = now or timezone.now()
-    slow_seat = Seat.objects.filter(
-        game=OuterRef("game"), number=OuterRef("seat"), is_bot=True, bot_level__in=sorted(DEFERRED_LEVELS)
-    )
+    slow_seat = Seat.objects.filter(game=OuterRef("game"), number=OuterRef("seat"), is_bot=True)
     rows = Prompt.objects.filter(
         Exists(slow_seat),
         game__status=Game.Status.ACTIVE,

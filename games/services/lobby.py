@@ -7,6 +7,7 @@ import contextlib
 import re
 import secrets
 from datetime import timedelta
+from functools import partial
 from typing import TypedDict
 
 from django.db import transaction
@@ -23,6 +24,8 @@ from games.services.locks import lock_game
 from games.services.outbox import queue_lobby
 from games.services.play import (
     bots_run,
+    deferred_bot_prompt,
+    enqueue_bots,
     move_store,
 )
 from mastery.text import single_line
@@ -338,13 +341,19 @@ def seats_fill_with_bots(*, game_id: int, user: User, level: str = "normal") -> 
     return len(_seat_bots(game_id, user, one=False, level=level))
 
 
-def game_start(*, game_id: int, user: User | None, seed: int | None = None) -> Game:
+def game_start(
+    *, game_id: int, user: User | None, seed: int | None = None, bots_after_commit: bool = False
+) -> Game:
     """Start a full lobby: random seat order and first player via the engine's seeded RNG, then the
-    engine's setup (R18–R25). Bots to move act at once.
+    engine's setup (R18–R25). Bots to move act at once (a ``hard`` bot in the ``bots_play`` task).
 
     Args:
         user: the creator (``None`` for system use such as the demo command).
         seed: the game seed (random when ``None``).
+        bots_after_commit: leave every bot's (and stand-in's) decisions to the ``bots_play`` task, enqueued
+            once the caller's transaction commits, instead of playing them inside it: for a caller that
+            starts many games in one transaction holding its own locks (a tournament round). The moves are
+            the same (a bot's seed is the game id and ``seq``).
 
     Raises:
         Forbidden: not the creator. Conflict: not a full lobby.
@@ -377,6 +386,13 @@ def game_start(*, game_id: int, user: User | None, seed: int | None = None) -> G
         game.setup = engine.normalize_setup(setup)
         game.status = Game.Status.ACTIVE
         game.started_at = timezone.now()
-        applied = bots_run(game, state, stand_ins(seats), [], 0, seats)
-        move_store(game, applied, list(seats))
+        played_by = stand_ins(seats)
+        if bots_after_commit:
+            applied = bots_run(game, state, played_by, [], 0, seats, defer=frozenset(played_by.values()))
+            move_store(game, applied, list(seats), bots_later=False)
+            if deferred_bot_prompt(applied.state, list(seats), levels=None) is not None:
+                transaction.on_commit(partial(enqueue_bots, game.pk))
+        else:
+            applied = bots_run(game, state, played_by, [], 0, seats)
+            move_store(game, applied, list(seats))
     return game

@@ -4,7 +4,7 @@ standing orders it sets off, and storing the result with its records, prompts an
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
@@ -476,15 +476,18 @@ def move_store(
         transaction.on_commit(partial(enqueue_bots, game.pk))
 
 
-def deferred_bot_prompt(state: engine.GameState, seats: list[Seat]) -> tuple[engine.Prompt, str] | None:
-    """The first open decision of a bot whose level is deferred (:data:`DEFERRED_LEVELS`), with the level;
-    ``None`` when there is none or the game is over."""
+def deferred_bot_prompt(
+    state: engine.GameState, seats: list[Seat], levels: Collection[str] | None = DEFERRED_LEVELS
+) -> tuple[engine.Prompt, str] | None:
+    """The first open decision of a bot (or stand-in) whose level is in ``levels`` (default: the deferred
+    :data:`DEFERRED_LEVELS`; ``None``: any level), with the level; ``None`` when there is none or the game
+    is over."""
     if state.winners:
         return None
-    levels = stand_ins(seats)
+    played_by = stand_ins(seats)
     for prompt in engine.pending(state):
-        level = levels.get(prompt.seat)
-        if not prompt.auto and level in DEFERRED_LEVELS:
+        level = played_by.get(prompt.seat)
+        if not prompt.auto and level is not None and (levels is None or level in levels):
             return prompt, str(level)
     return None
 

@@ -9,14 +9,18 @@ runs of the sweep are over before the event exists, so every step here is a beat
 Bots in every seat: the games app plays an entrant's seat by a *stand-in* bot (issue 17: normal level,
 keeping the player's Fracture and Tactical Advance) once the player has missed ``ABSENT_AFTER_MISSES`` turns
 in a row; the workers run with ``ABSENT_AFTER_MISSES=0``, so every entrant is a stand-in from the first
-move and each game is played to its end by the worker that starts it, in the round's own transaction. The
-tournament code is the production code: no flag of its own makes the seats bots.
+move. The round's transaction only seats the tables and starts the games (``game_start`` with
+``bots_after_commit``): once it commits, each game's ``bots_play`` task plays it to its end, so the event's
+row lock is held for the seating only. The test checks it with PostgreSQL's ``xmin`` (the transaction that
+wrote a row): no bot move was written by the transaction that made its round. The tournament code is the
+production code: no flag of its own makes the seats bots.
 
 Two workers take the beat ticks, so sweeps run side by side and wait for each other on the event's row
 lock; beat ticks many times while a round is being played. The test checks that each round was made once
 (3 rounds of 3 tables of 4, every entrant seated once a round, 9 games in all), that each round was seated
 from the final results of the rounds before it (the standings and the pairs who met, worked out here from
-the games' stored places and given to :func:`tournaments.seating.swiss_round`), and that the final
+the games' stored places and given to :func:`tournaments.seating.swiss_round`, every round with the
+fewest meetings of one pair and then the fewest repeated pairs of all 5,775 seatings), and that the final
 standings match the games: points by place, Buchholz, VP and head to head, in tie-break order.
 
 Run alone: ``DATABASE_URL=postgres://$(whoami)@127.0.0.1:5432/mastery MASTERY_ENV=test
@@ -34,6 +38,7 @@ from itertools import combinations, pairwise
 from pathlib import Path
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from games import services as game_services
@@ -100,7 +105,7 @@ class Results:
         self.played: Counter[str] = Counter()
         self.opponents: dict[str, list[str]] = defaultdict(list)
         self.head_to_head: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-        self.met: set[Pair] = set()
+        self.met: Counter[Pair] = Counter()  # pair -> times met
 
     def add(self, game: Game) -> None:
         """Count one finished game."""
@@ -118,7 +123,7 @@ class Results:
                     self.opponents[p].append(q)
                     if rank < (other or 99):
                         self.head_to_head[p][q] += 1
-        self.met |= seating.pairs_met([[p for p, _r, _v in rows]])
+        self.met.update(seating.pairs_met([[p for p, _r, _v in rows]]))
 
     def buchholz(self) -> dict[str, float]:
         return {p: sum(self.points[q] for q in self.opponents[p]) for p in self.points}
@@ -140,9 +145,10 @@ def partitions(players: Sequence[str], size: int) -> Iterator[list[list[str]]]:
             yield [[first, *others], *more]
 
 
-def repeats(tables: Sequence[Sequence[str]], met: set[Pair]) -> int:
-    """How many pairs at ``tables`` had already met."""
-    return sum(1 for t in tables for pair in combinations(t, 2) if frozenset(pair) in met)
+def worst_and_repeats(tables: Sequence[Sequence[str]], met: Counter[Pair]) -> tuple[int, int]:
+    """The most times a pair at ``tables`` had already met, and how many pairs there had met."""
+    times = [met[frozenset(pair)] for t in tables for pair in combinations(t, 2) if met[frozenset(pair)]]
+    return max(times, default=0), len(times)
 
 
 def test_a_12_player_3_round_swiss_of_bots_is_run_by_beat_and_the_worker_to_its_final_standings(
@@ -237,6 +243,17 @@ def test_a_12_player_3_round_swiss_of_bots_is_run_by_beat_and_the_worker_to_its_
             assert bot_seats == set(range(TABLE_SIZE)), "a bot played every seat"
             ok, message = game_services.game_verify(game_id=game.pk)
             assert ok, message
+        # the round's transaction committed before any bot moved: no bot move shares its transaction
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT xmin::text FROM {Round._meta.db_table} WHERE id = %s", [rnd.pk])
+            (round_xid,) = cursor.fetchone()
+            cursor.execute(
+                f"SELECT DISTINCT xmin::text FROM {ActionRecord._meta.db_table} "
+                "WHERE game_id = ANY(%s) AND source = %s",
+                [[g.pk for g in games], ActionRecord.Source.BOT],
+            )
+            move_xids = {row[0] for row in cursor.fetchall()}
+        assert move_xids and round_xid not in move_xids, f"round {rnd.number}: bots moved in its transaction"
         if last_end is not None:  # a round is seated only once every game of the one before has ended
             assert min(g.created_at for g in games) >= last_end
         last_end = max(g.finished_at for g in games if g.finished_at is not None)
@@ -251,16 +268,19 @@ def test_a_12_player_3_round_swiss_of_bots_is_run_by_beat_and_the_worker_to_its_
         expected = seating.swiss_round(results.order(), TABLE_SIZE, results.met)
         tables = tables_of(event, rnd.number)
         assert tables == expected.tables, f"round {rnd.number} was not seated from the results before it"
-        fewest = min(repeats(p, results.met) for p in partitions(ids, TABLE_SIZE)) if rnd.number > 1 else 0
-        got = repeats(tables, results.met)
-        assert got == expected.repeats
-        # No more repeated pairs than necessary where the seating promises it (docs/tournaments.md: none
-        # while a seating without one exists), and in round 2, where the fewest is always 3 (the three
-        # tables of round 1 give every new table of 4 two players who met). Round 3 is the seating's
-        # heuristic: it may seat more than the fewest, and a pair may meet a third time (printed below).
-        if fewest == 0 or rnd.number == 2:
-            assert got == fewest, f"round {rnd.number}: {got} repeated pairs where {fewest} were needed"
-        report.append(f"round {rnd.number}: {got} repeated pair(s), fewest possible {fewest}")
+        # The seating's promise (docs/tournaments.md): no pair meets k + 1 times while a seating exists where
+        # none does, and of those seatings one with the fewest repeated pairs; checked here against all
+        # 5,775 ways to seat 12 players at three tables of 4 (in round 2 the fewest is always (1, 3): each
+        # new table of 4 has two players from one table of round 1, twice).
+        fewest = min(worst_and_repeats(p, results.met) for p in partitions(ids, TABLE_SIZE))
+        got = worst_and_repeats(tables, results.met)
+        assert got == (expected.worst, expected.repeats)
+        assert got == fewest, (
+            f"round {rnd.number}: (most meetings before, repeated pairs) {got}, not {fewest}"
+        )
+        if rnd.number == 2:
+            assert got == (1, 3)
+        report.append(f"round {rnd.number}: {got[1]} repeated pair(s), fewest possible {fewest[1]}")
         for game in games_of(event, rnd.number):
             results.add(game)
     meetings = Counter(

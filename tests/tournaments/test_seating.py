@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterator, Mapping
 from itertools import combinations
 
 import pytest
@@ -17,6 +18,7 @@ from tournaments.seating import (
     advancing,
     buchholz_scores,
     elimination_round,
+    meetings,
     pairs_met,
     round_robin,
     standings_order,
@@ -48,8 +50,46 @@ def repeat_free_exists(players: list[str], capacities: list[int], met: set[froze
     return False
 
 
-def count_repeats(seating: Seating, met: set[frozenset[str]]) -> int:
-    return sum(1 for table in seating.tables for pair in combinations(table, 2) if frozenset(pair) in met)
+def count_repeats(seating: Seating, met: Mapping[frozenset[str], int] | set[frozenset[str]]) -> int:
+    counts = met if isinstance(met, Mapping) else dict.fromkeys(met, 1)
+    return sum(
+        1 for table in seating.tables for pair in combinations(table, 2) if counts.get(frozenset(pair))
+    )
+
+
+def worst_of(tables: list[list[str]], met: Mapping[frozenset[str], int]) -> int:
+    """The most times a pair at ``tables`` had met before."""
+    return max(
+        (met.get(frozenset(pair), 0) for table in tables for pair in combinations(table, 2)), default=0
+    )
+
+
+def fewest(players: list[str], capacities: list[int], met: Mapping[frozenset[str], int]) -> tuple[int, int]:
+    """Brute force, independent of the module: the least ``(worst, repeats)`` of any seating of ``players``
+    at tables of these sizes (worst first: the most times one seated pair had met, then repeated pairs)."""
+    best = [(len(players) ** 2, 0)]
+
+    def seat(rest: list[str], left: list[int], worst: int, repeats: int) -> None:
+        if (worst, repeats) >= best[0]:
+            return
+        if not rest:
+            best[0] = (worst, repeats)
+            return
+        anchor, others = rest[0], rest[1:]
+        for capacity in sorted(set(left)):
+            remaining = list(left)
+            remaining.remove(capacity)
+            for companions in combinations(others, capacity - 1):
+                times = [met.get(frozenset(pair), 0) for pair in combinations((anchor, *companions), 2)]
+                seat(
+                    [p for p in others if p not in companions],
+                    remaining,
+                    max([worst, *times]),
+                    repeats + sum(1 for t in times if t),
+                )
+
+    seat(players, capacities, 0, 0)
+    return best[0]
 
 
 def check_round(
@@ -57,7 +97,7 @@ def check_round(
     standings: list[str],
     size: int,
     policy: Bye,
-    met: set[frozenset[str]],
+    met: Mapping[frozenset[str], int] | set[frozenset[str]],
     byes: dict[str, int],
 ) -> None:
     seated = [p for table in seating.tables for p in table]
@@ -79,8 +119,10 @@ def check_round(
         assert seating.byes == []
         assert sum(seating.bot_seats) == len(seating.tables) * size - len(standings)
         assert max(len(t) for t in seating.tables) - min(len(t) for t in seating.tables) <= 1
-    # The reported repeats are the real ones.
+    # The reported repeats (and the most meetings of one pair) are the real ones.
     assert seating.repeats == count_repeats(seating, met)
+    counts = met if isinstance(met, Mapping) else dict.fromkeys(met, 1)
+    assert seating.worst == worst_of(seating.tables, counts)
 
 
 def assert_byes_rotate(seating: Seating, standings: list[str], byes: dict[str, int]) -> None:
@@ -99,22 +141,23 @@ def play(seating: Seating, rng: random.Random, points: dict[str, int]) -> None:
 
 def simulate(
     n: int, size: int, policy: Bye, rounds: int, seed: int
-) -> Iterator[tuple[int, list[str], set[frozenset[str]], dict[str, int], Seating]]:
-    """Yield (round, standings, met, byes, seating) for a Swiss event with random results."""
+) -> Iterator[tuple[int, list[str], Counter[frozenset[str]], dict[str, int], Seating]]:
+    """Yield (round, standings, met, byes, seating) for a Swiss event with random results; ``met`` counts
+    how many times each pair met."""
     rng = random.Random(seed)
     players = players_of(n)
     points = dict.fromkeys(players, 0)
-    met: set[frozenset[str]] = set()
+    met: Counter[frozenset[str]] = Counter()
     byes: dict[str, int] = {}
     for r in range(rounds):
         standings = sorted(players, key=lambda p: (-points[p], p))
         seating = swiss_round(standings, size, met, byes, bye_policy=policy)
-        yield r, standings, set(met), dict(byes), seating
+        yield r, standings, Counter(met), dict(byes), seating
         play(seating, rng, points)
         for p in seating.byes:
             byes[p] = byes.get(p, 0) + 1
             points[p] += size // 2
-        met |= pairs_met(seating.tables)
+        met.update(pairs_met(seating.tables))
 
 
 policies = st.sampled_from([Bye.BOT, Bye.BYE])
@@ -169,7 +212,9 @@ def test_swiss_small_events_over_many_rounds(n, size, rounds, seed):
     for _, standings, met, byes, seating in simulate(n, size, Bye.BOT, rounds, seed):
         check_round(seating, standings, size, Bye.BOT, met, byes)
         if seating.repeats:
-            assert not repeat_free_exists(standings, [len(t) for t in seating.tables], met)
+            assert not repeat_free_exists(standings, [len(t) for t in seating.tables], set(+met))
+        # No pair meets once more than it must, and no more repeated pairs than needed at that worst.
+        assert (seating.worst, seating.repeats) == fewest(standings, [len(t) for t in seating.tables], met)
 
 
 @SETTINGS
@@ -178,10 +223,16 @@ def test_swiss_is_deterministic(n, size, policy, seed):
     assume(policy is Bye.BOT or n >= size)  # byes need one full table
     rounds = list(simulate(n, size, policy, 3, seed))
     _, standings, met, byes, seating = rounds[-1]
-    shuffled = list(met)
+    shuffled = list(met.items())
     random.Random(seed + 1).shuffle(shuffled)
-    again = swiss_round(list(standings), size, shuffled, dict(reversed(byes.items())), bye_policy=policy)
+    again = swiss_round(
+        list(standings), size, dict(shuffled), dict(reversed(byes.items())), bye_policy=policy
+    )
     assert again == seating
+    # the same counts as repeated pairs, in another order
+    pairs = [pair for pair, times in shuffled for _ in range(times)]
+    random.Random(seed + 2).shuffle(pairs)
+    assert swiss_round(list(standings), size, pairs, byes, bye_policy=policy) == seating
 
 
 @SETTINGS
@@ -195,6 +246,66 @@ def test_byes_rotate_over_an_event(n, size, policy, rounds):
     if byes_seen:
         counts = [byes_seen.get(p, 0) for p in players_of(n)]
         assert max(counts) - min(counts) <= 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    n=st.integers(4, 12),
+    size=st.integers(2, 6),
+    policy=policies,
+    density=st.floats(0.0, 0.9),
+    most=st.integers(1, 4),
+    seed=st.integers(0, 10_000),
+)
+def test_swiss_keeps_the_most_meetings_of_a_pair_lowest_then_the_repeats(
+    n, size, policy, density, most, seed
+):
+    """Small events against random histories of counts: no pair meets ``k + 1`` times while a seating exists
+    where none does, and of those seatings one with the fewest repeated pairs (brute force decides)."""
+    if policy is Bye.BYE and n < size:
+        return
+    players = players_of(n)
+    rng = random.Random(seed)
+    met = Counter(
+        {frozenset(pair): rng.randint(1, most) for pair in combinations(players, 2) if rng.random() < density}
+    )
+    byes = {p: rng.randint(0, 1) for p in players}
+    seating = swiss_round(players, size, met, byes, bye_policy=policy)
+    check_round(seating, players, size, policy, met, byes)
+    seated = [p for p in players if p not in seating.byes]
+    capacities = [len(t) for t in seating.tables]
+    assert sorted(capacities, reverse=True) == table_sizes(n, size, bye_policy=policy)
+    worst, repeats = fewest(seated, capacities, met)
+    assert seating.worst == worst, f"a pair meets {seating.worst + 1} times where {worst + 1} would do"
+    assert seating.repeats == repeats
+
+
+def test_swiss_no_third_meeting_in_a_12_player_3_round_event():
+    """The issue's case: 12 players, tables of 4, standings unchanged; round 3 seats nobody a third time."""
+    order = [str(i) for i in range(1, 13)]
+    met: Counter[frozenset[str]] = Counter()
+    for _ in range(3):
+        seating = swiss_round(order, 4, met)
+        assert (seating.worst, seating.repeats) == fewest(order, [4, 4, 4], met)
+        met.update(pairs_met(seating.tables))
+    assert seating.tables == [["1", "2", "5", "10"], ["3", "6", "7", "11"], ["4", "8", "9", "12"]]
+    assert seating.worst == 1
+    assert max(met.values()) == 2
+
+
+def test_swiss_met_counts_from_a_mapping_or_repeated_pairs():
+    """``met`` as ``pair -> times``, or as pairs counted once per appearance; a set counts each once."""
+    players = players_of(6)
+    twice = frozenset({"p000", "p001"})
+    once = [frozenset({"p000", "p002"}), frozenset({"p001", "p002"})]
+    # 6 players at tables of 3: p000 sits with p001 or with p002 (or neither); never both pairs again
+    as_counts = swiss_round(players, 3, {twice: 2, once[0]: 1, once[1]: 1})
+    as_list = swiss_round(players, 3, [twice, twice, *once])
+    assert as_counts == as_list
+    assert all(not {"p000", "p001"} <= set(t) for t in as_counts.tables)
+    assert meetings([["a", "b", "c"], ["a", "b"]]) == Counter(
+        {frozenset({"a", "b"}): 2, frozenset({"a", "c"}): 1, frozenset({"b", "c"}): 1}
+    )
 
 
 def test_swiss_first_round_keeps_tables_in_standing_order():

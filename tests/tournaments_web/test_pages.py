@@ -146,6 +146,31 @@ def test_the_public_page_shows_rules_points_entries_rounds_and_standings() -> No
 
 
 @pytest.mark.django_db
+def test_a_finished_table_shows_its_places_and_a_running_one_its_seats() -> None:
+    """The rounds' reads give each finished table its result in finishing order (a bot as ``None``); the
+    page shows it, while a running table lists its players in seat order."""
+    event = make_event(table_size=3, rounds=2, points_by_rank={"1": 2, "2": 1, "3": 0})
+    sign_up(event, 5)  # tables of 3 and 2 humans and a bot
+    start(event)
+    full, with_bot = round_games(event, 1)
+    full_order = players_of(full)[::-1]
+    end_game(full, full_order)
+    (first,) = selectors.event_rounds(event)
+    table_full, table_bot = first.tables
+    assert table_full.places == [(place, p.name) for place, p in enumerate(full_order, start=1)]
+    assert table_bot.places == [] and table_bot.players[-1] is None and len(table_bot.players) == 3
+    page = Client().get(reverse("tournaments:detail", args=[event.pk])).content.decode()
+    assert "1. " + full_order[0].name + ", 2. " + full_order[1].name + ", 3. " + full_order[2].name in page
+    bot_order = players_of(with_bot)
+    end_game(with_bot, bot_order)  # the humans first, then the bot
+    (first,) = selectors.event_rounds(event)
+    assert first.finished
+    assert first.tables[1].places == [(1, bot_order[0].name), (2, bot_order[1].name), (3, None)]
+    page = Client().get(reverse("tournaments:detail", args=[event.pk])).content.decode()
+    assert f"1. {bot_order[0].name}, 2. {bot_order[1].name}, 3. bot" in page
+
+
+@pytest.mark.django_db
 def test_sign_up_and_withdraw_buttons() -> None:
     event = make_event()
     player = create_user()

@@ -9,10 +9,12 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+import time_machine
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from games import services as game_services
+from games.bots import STAND_IN, stand_ins
 from games.models import Game, Notification, Seat
 from games.services import BadPayload, Conflict, Forbidden
 from tests.web.conftest import create_user
@@ -127,6 +129,46 @@ def test_after_the_start_only_the_organiser_withdraws_and_later_rounds_skip_the_
     assert players[0].pk not in seated
     assert len(seated) == 3
     assert Seat.objects.filter(game__event_table__round=rnd, is_bot=True, bot_level="normal").count() == 1
+
+
+@pytest.mark.django_db
+def test_the_organisers_withdrawal_resigns_the_players_running_game() -> None:
+    """Withdrawn during a round, a player resigns from that round's game (the games app's resignation: a
+    stand-in plays the seat on), in the withdrawal's write; the other players' seats are untouched, and a
+    finished game of an earlier round is not resigned."""
+    organiser = create_user()
+    event = make_event(organiser, table_size=2, rounds=2, points_by_rank={"1": 1, "2": 0})
+    players = sign_up(event, 4)
+    start(event)
+    for game in round_games(event, 1):
+        end_game(game, players_of(game))
+    assert services.round_next(event_id=event.pk) is not None
+    leaving = players[0]
+    (game,) = [g for g in round_games(event, 2) if leaving in players_of(g)]
+    at = timezone.now()
+    services.entry_withdraw(event_id=event.pk, user=organiser, player=leaving, now=at)
+    seat = Seat.objects.get(game=game, user=leaving)
+    assert seat.resigned_at == at
+    assert stand_ins(list(Seat.objects.filter(game=game)))[seat.number] == STAND_IN
+    assert not Seat.objects.filter(user__in=players[1:], resigned_at__isnull=False).exists()
+    (earlier,) = [g for g in round_games(event, 1) if leaving in players_of(g)]
+    assert Seat.objects.get(game=earlier, user=leaving).resigned_at is None
+    with pytest.raises(game_services.Conflict):  # resigned: they may no longer act in that game
+        game_services.seat_resign(game_id=game.pk, user=leaving)
+    assert Entry.objects.get(event=event, user=leaving).withdrawn
+
+
+@pytest.mark.django_db
+def test_a_withdrawal_whose_game_ended_meanwhile_resigns_nothing() -> None:
+    organiser = create_user()
+    event = make_event(organiser, table_size=2, rounds=2, points_by_rank={"1": 1, "2": 0})
+    players = sign_up(event, 2)
+    start(event)
+    (game,) = round_games(event, 1)
+    end_game(game, players_of(game))
+    services.entry_withdraw(event_id=event.pk, user=organiser, player=players[0])
+    assert not Seat.objects.filter(game=game, resigned_at__isnull=False).exists()
+    assert Entry.objects.get(event=event, user=players[0]).withdrawn
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -408,11 +450,13 @@ def test_a_worker_killed_half_way_leaves_nothing_and_the_next_sweep_seats_the_ro
     real_start = game_services.game_start
     calls: list[int] = []
 
-    def dying_start(*, game_id: int, user: object, seed: int | None = None) -> Game:
+    def dying_start(
+        *, game_id: int, user: object, seed: int | None = None, bots_after_commit: bool = False
+    ) -> Game:
         calls.append(game_id)
         if len(calls) == 2:
             raise SystemExit("worker killed")
-        started: Game = real_start(game_id=game_id, user=None)
+        started: Game = real_start(game_id=game_id, user=None, bots_after_commit=bots_after_commit)
         return started
 
     games_before = Game.objects.count()
@@ -429,3 +473,57 @@ def test_a_worker_killed_half_way_leaves_nothing_and_the_next_sweep_seats_the_ro
         TableSeat.objects.filter(round__event=event, entry__isnull=False).values_list("entry_id", flat=True)
     )
     assert len(seats) == len(set(seats)) == 8
+
+
+@pytest.mark.django_db
+def test_the_sweep_stores_the_times_read_after_each_event_lock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sweep chooses the due events by its own clock reading, but a step that waited for the event's
+    lock (another worker seating a round) stores the time it got the lock: round 1's and round 2's
+    ``created_at`` and deadline, round 1's ``finished_at`` and the event's ``finished_at``."""
+    event = make_event(rounds=2, round_deadline_days=3)
+    sign_up(event, 4)
+    wait = timedelta(minutes=7)  # how long each step waits for the event's row lock here
+    real_lock = services._lock
+    with time_machine.travel(event.starts_at, tick=False) as clock:
+
+        def slow_lock(event_id: int) -> Event:
+            locked = real_lock(event_id)
+            clock.shift(wait)
+            return locked
+
+        monkeypatch.setattr(services, "_lock", slow_lock)
+        assert services.events_sweep() == 1  # due at starts_at; round 1 seated once the lock is held
+        first = Round.objects.get(event=event, number=1)
+        assert first.created_at == event.starts_at + wait
+        assert first.deadline == first.created_at + timedelta(days=3)
+        for game in round_games(event, 1):
+            end_game(game, players_of(game))
+        swept_at = timezone.now()
+        assert services.events_sweep() == 1
+        first.refresh_from_db()
+        second = Round.objects.get(event=event, number=2)
+        assert first.finished_at == second.created_at == swept_at + wait
+        assert second.deadline == swept_at + wait + timedelta(days=3)
+        for game in round_games(event, 2):
+            end_game(game, players_of(game))
+        swept_at = timezone.now()
+        assert services.events_sweep() == 1
+    event.refresh_from_db()
+    second.refresh_from_db()
+    assert event.status == Event.Status.FINISHED
+    assert event.finished_at == second.finished_at == swept_at + wait
+
+
+@pytest.mark.django_db
+def test_a_time_given_to_a_step_is_the_time_it_stores() -> None:
+    event = make_event(rounds=1)
+    sign_up(event, 4)
+    at = event.starts_at + timedelta(hours=5)
+    first = services.event_start(event_id=event.pk, now=at)
+    assert first is not None and first.created_at == at
+    for game in round_games(event, 1):
+        end_game(game, players_of(game))
+    assert services.round_next(event_id=event.pk, now=at + timedelta(days=1)) is None  # the last round
+    event.refresh_from_db()
+    first.refresh_from_db()
+    assert event.finished_at == first.finished_at == at + timedelta(days=1)

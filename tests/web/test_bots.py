@@ -181,3 +181,63 @@ def test_a_hard_bot_whose_task_was_lost_is_played_by_the_deadline_sweep() -> Non
         tasks.deadline_sweep()
     assert ActionRecord.objects.filter(game=game, seat=bot, source="bot").exists()
     assert services.bots_waiting(now=timezone.now() + timedelta(minutes=5)) == []
+
+
+def test_a_game_started_with_bots_after_commit_leaves_every_bot_move_to_the_task(
+    django_capture_on_commit_callbacks: object, settings: object
+) -> None:
+    """``game_start(bots_after_commit=True)`` (a tournament round starting its tables in one transaction)
+    stores the start and no bot move: every seat here is played by a bot (a normal bot, and the person's
+    stand-in with ``ABSENT_AFTER_MISSES=0``), and ordinarily the whole game would be played inside the
+    start's write. The ``bots_play`` task, enqueued after commit, plays it to its end through the ordinary
+    bot path, each move the one ``bot_action`` gives for that position and ``seq``."""
+    settings.ABSENT_AFTER_MISSES = 0  # type: ignore[attr-defined]
+    capture = django_capture_on_commit_callbacks  # pytest-django's fixture
+    ordinary_creator = create_user("ordinary@example.com")
+    ordinary = services.game_create(user=ordinary_creator, title="Ordinary", players=2)
+    services.seats_fill_with_bots(game_id=ordinary.pk, user=ordinary_creator, level="normal")
+    assert services.game_start(game_id=ordinary.pk, user=None, seed=3).status == Game.Status.FINISHED
+
+    creator = create_user("later@example.com")
+    table = services.game_create(user=creator, title="Later", players=2)
+    services.seats_fill_with_bots(game_id=table.pk, user=creator, level="normal")
+    with capture() as callbacks:  # type: ignore[operator]
+        game = services.game_start(game_id=table.pk, user=None, seed=3, bots_after_commit=True)
+    assert game.status == Game.Status.ACTIVE
+    assert not ActionRecord.objects.filter(game=game, source="bot").exists()
+    assert [getattr(getattr(c, "func", None), "__name__", "") for c in callbacks].count("enqueue_bots") == 1
+    assert services.bots_play(game_id=game.pk) >= 1  # what the enqueued task runs
+    game = Game.objects.get(pk=game.pk)
+    assert game.status == Game.Status.FINISHED and game.winners
+    played = list(ActionRecord.objects.filter(game=game, source="bot").order_by("seq"))
+    assert {r.seat for r in played} == {0, 1}
+    levels = {s.number: ("normal" if s.is_bot else STAND_IN) for s in game.seats.all()}
+    for record in played[:4]:
+        assert record.seat is not None
+        expected = bot_action(
+            state_after(game, record.seq - 1), record.seat, game.pk, record.seq - 1, levels[record.seat]
+        )
+        assert record.payload == expected.to_dict()
+    assert services.bots_play(game_id=game.pk) == 0
+    assert services.game_verify(game_id=game.pk)[0]
+
+
+def test_a_bot_left_to_a_lost_task_at_the_start_is_played_by_the_deadline_sweep() -> None:
+    """A game started with ``bots_after_commit`` whose task never ran (on-commit hooks never run here): a
+    normal bot's first decision is open; after a minute the deadline sweep finds it and plays it."""
+    for seed in range(1, 40):
+        creator = create_user(f"lost{seed}@example.com")
+        table = services.game_create(user=creator, title="Lost", players=2)
+        services.seats_fill_with_bots(game_id=table.pk, user=creator, level="normal")
+        game = services.game_start(game_id=table.pk, user=None, seed=seed, bots_after_commit=True)
+        bot = game.seats.get(is_bot=True).number
+        if [p.seat for p in engine.pending(engine.from_dict(game.state)) if not p.auto] == [bot]:
+            break
+    else:
+        pytest.fail("no seed in 1–39 gives the bot the first decision")
+    assert not ActionRecord.objects.filter(game=game, source="bot").exists()
+    assert services.bots_waiting() == []  # just asked: its task has a minute
+    with time_machine.travel(timezone.now() + timedelta(minutes=2)):
+        assert services.bots_waiting() == [game.pk]
+        tasks.deadline_sweep()
+    assert ActionRecord.objects.filter(game=game, seat=bot, source="bot").exists()
