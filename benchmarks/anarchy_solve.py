@@ -61,11 +61,14 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=40)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--muster", type=int, default=None, help="fix the Muster Tokens (default: 0-3)")
+    parser.add_argument("--only", type=int, default=None, help="solve only position N of the sequence")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     times = []
     for n in range(args.positions):
         position = round5(rng, args.muster)
+        if args.only is not None and n != args.only:
+            continue
         start = time.process_time()
         solution = solve(position)
         spent = time.process_time() - start
