@@ -1,0 +1,111 @@
+"""Property tests of the solver's bounds and its fail-soft probe (anarchy/engine/bound.py,
+resolve.Table.probe): every bound is at least the exact best value it bounds, for every deployment,
+reveal and state met on the best line, and a probe is exact above its threshold and an upper bound at
+or below it (D6, D7–D28).
+
+Positions have up to 4 cards, 5 Workers, 2 of each Tactic and 2 Beer and no Muster Token (the side bound
+holds only when no unit can move, D14), so that the sides compete for Beer and Tactics.
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from anarchy.engine import AttackType, Position, Slot, Tactic, deck, reveals
+from anarchy.engine.bound import SideRelaxation, StateBound
+from anarchy.engine.resolve import TACTICS, Table, relaxed_bound
+from anarchy.engine.solver import _side_bounds, deployments, start_state, table
+from tests.anarchy.test_solver_property import ATTACKS, FINALS, _walls_ok
+
+T = AttackType
+BOUNDS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def positions(draw: st.DrawFn) -> Position:
+    """A random position of round 2–3 with no Muster Token (D3, D4, D9, D10, D13)."""
+    round_ = draw(st.integers(2, 3))
+    attacks = draw(st.permutations(ATTACKS))[:round_]
+    row = [Slot(T.FINAL_ESCALADE, draw(st.sampled_from(FINALS)))]
+    row += [Slot(deck()[card_id].type, card_id) for card_id in attacks]
+    down = draw(st.sampled_from([None, *range(1, round_ + 1)]))
+    if down is not None:
+        row[down] = Slot(row[down].back)
+    workers = draw(
+        st.tuples(st.integers(0, 5), st.integers(0, 3), st.integers(0, 3)).filter(lambda w: 1 <= sum(w) <= 5)
+    )
+    small = st.integers(0, 2)
+    return Position(
+        round=round_,
+        values=draw(st.tuples(*[st.integers(1, 4)] * 5)),
+        determination=2,
+        row=tuple(row),
+        walls=draw(st.tuples(small, small, small, small).filter(_walls_ok)),
+        towers=draw(st.tuples(small, small, small, small)),
+        moat=draw(small),
+        gate=draw(small),
+        tactics={t: draw(small) for t in Tactic},
+        craftsmen=workers[0],
+        soldiers=workers[1],
+        knights=workers[2],
+        beer=draw(small),
+    )
+
+
+@BOUNDS
+@given(positions())
+def test_deployment_bounds_are_never_below_the_best(position: Position) -> None:
+    """D28: for every deployment and reveal, the side bound (per reveal, and the quick one summed over the
+    reveals) is at least the exact best value."""
+    relaxation = SideRelaxation()
+    tables = [table(position, faces, {}, relaxation) for faces in reveals(position)]
+    tactics = tuple(position.tactic(t) for t in TACTICS)
+    pool = (position.craftsmen + position.soldiers, position.knights, 0)
+    ceilings = [relaxed_bound(t.attacks, pool, position.beer, tactics) for t in tables]
+    bounds = _side_bounds(position, tables, ceilings, tactics, relaxation)
+    for deployment in deployments(position):
+        sides = tuple((c + s, k) for c, s, k in deployment.sides)
+        state = start_state(position, deployment)
+        exact = [t.best(0, state) for t in tables]
+        per = bounds.per_reveal(sides)
+        assert all(b >= e for b, e in zip(per, exact, strict=True))
+        assert bounds.quick(sides) >= sum(exact)
+
+
+@BOUNDS
+@given(positions(), st.data())
+def test_state_bound_holds_along_every_best_line(position: Position, data: st.DataObject) -> None:
+    """D28: the bound the exact search prunes with is at least the best value from every state of the best
+    line, for a drawn deployment and every reveal."""
+    relaxation = SideRelaxation()
+    deployment = data.draw(st.sampled_from(list(deployments(position))))
+    for faces in reveals(position):
+        plain = table(position, faces)
+        bound = StateBound(plain.attacks, relaxation)
+        state = start_state(position, deployment)
+        assert bound(0, state) >= plain.best(0, state)
+        for i, (_play, _before, after) in enumerate(plain.line(state), start=1):
+            assert bound(i, after) >= plain.best(i, after)
+
+
+@BOUNDS
+@given(positions(), st.data())
+def test_probe_is_exact_above_its_threshold_and_a_bound_below(
+    position: Position, data: st.DataObject
+) -> None:
+    """The fail-soft probe (Table.probe): above ``alpha`` it returns the exact best; otherwise a value at
+    most ``alpha`` and at least the best. The bounded search gives the same exact values as the plain one."""
+    deployment = data.draw(st.sampled_from(list(deployments(position))))
+    faces = data.draw(st.sampled_from(reveals(position)))
+    state = start_state(position, deployment)
+    exact = table(position, faces).best(0, state)
+    bounded: Table = table(position, faces, {}, SideRelaxation())
+    offset = data.draw(st.integers(-3, 3)) * (1 << 16) + data.draw(st.integers(-2, 2))
+    alpha = exact + offset
+    value = bounded.probe(0, state, alpha)
+    if value > alpha:
+        assert value == exact
+    else:
+        assert exact <= value <= alpha
+    assert bounded.best(0, state) == exact
