@@ -12,11 +12,11 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anarchy.engine import AttackType, Position, Slot, Tactic, deck, reveals
+from anarchy.engine import AttackType, Position, Tactic, reveals
 from anarchy.engine.bound import SideRelaxation, StateBound
 from anarchy.engine.resolve import TACTICS, Table, relaxed_bound
 from anarchy.engine.solver import _side_bounds, deployments, start_state, table
-from tests.anarchy.test_solver_property import ATTACKS, FINALS, _walls_ok
+from tests.anarchy.test_solver_property import _walls_ok, draw_row
 
 T = AttackType
 BOUNDS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -26,12 +26,7 @@ BOUNDS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthC
 def positions(draw: st.DrawFn) -> Position:
     """A random position of round 2–3 with no Muster Token (D3, D4, D9, D10, D13)."""
     round_ = draw(st.integers(2, 3))
-    attacks = draw(st.permutations(ATTACKS))[:round_]
-    row = [Slot(T.FINAL_ESCALADE, draw(st.sampled_from(FINALS)))]
-    row += [Slot(deck()[card_id].type, card_id) for card_id in attacks]
-    down = draw(st.sampled_from([None, *range(1, round_ + 1)]))
-    if down is not None:
-        row[down] = Slot(row[down].back)
+    row = draw_row(draw, round_)
     workers = draw(
         st.tuples(st.integers(0, 5), st.integers(0, 3), st.integers(0, 3)).filter(lambda w: 1 <= sum(w) <= 5)
     )

@@ -50,16 +50,23 @@ def _walls_ok(walls: tuple[int, ...]) -> bool:
     return all(abs(walls[j] - walls[(j + 1) % 4]) <= 1 for j in range(4))
 
 
-@st.composite
-def positions(draw: st.DrawFn) -> Position:
-    """A random small position (D3, D4, D9, D10, D13, D14)."""
-    round_ = draw(st.integers(1, 2))
+def draw_row(draw: st.DrawFn, round_: int) -> list[Slot]:
+    """A random row for ``round_``: a Final Escalade Card and ``round_`` distinct Attack Cards, at most one
+    of them face down (D4, D5)."""
     attacks = draw(st.permutations(ATTACKS))[:round_]
     row = [Slot(T.FINAL_ESCALADE, draw(st.sampled_from(FINALS)))]
     row += [Slot(deck()[card_id].type, card_id) for card_id in attacks]
     down = draw(st.sampled_from([None, *range(1, round_ + 1)]))
     if down is not None:
         row[down] = Slot(row[down].back)
+    return row
+
+
+@st.composite
+def positions(draw: st.DrawFn) -> Position:
+    """A random small position (D3, D4, D9, D10, D13, D14)."""
+    round_ = draw(st.integers(1, 2))
+    row = draw_row(draw, round_)
     workers = draw(
         st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 3)).filter(lambda w: sum(w) <= 3)
     )
