@@ -51,6 +51,8 @@ class Game(models.Model):
     imported = models.BooleanField(default=False)
     #: A guided first game (issue 15): a real game against a bot, unrated, no emails, not in the archive.
     tutorial = models.BooleanField(default=False)
+    #: Never rated, whoever sits at it (issue 34: the games of an event the organiser made unrated).
+    unrated = models.BooleanField(default=False)
     allow_vacation = models.BooleanField(_("allow vacations (away players' clocks pause)"), default=True)
     #: Start by itself when the last seat is taken (issue 16; the new-game form offers it, on by default).
     auto_start = models.BooleanField(_("start when full"), default=False)

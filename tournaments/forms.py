@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.utils import timezone
@@ -15,7 +16,14 @@ from games.models import TIME_CONTROLS
 from tournaments import services
 from tournaments.models import Event
 
-TIME_CONTROL_CHOICES = [(key, gettext_lazy(label)) for key, (label, _t, _r) in TIME_CONTROLS.items()]
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
+#: The presets of :data:`games.models.TIME_CONTROLS` and a custom clock, as the new-game form offers them
+#: (``games.web.forms``: the same labels, so the same translations).
+TIME_CONTROL_CHOICES = [(key, gettext_lazy(label)) for key, (label, _t, _r) in TIME_CONTROLS.items()] + [
+    ("custom", gettext_lazy("Custom: choose the hours below"))
+]
 _DATETIME = "%Y-%m-%dT%H:%M"
 
 
@@ -23,6 +31,17 @@ def _when() -> forms.DateTimeField:
     return forms.DateTimeField(
         input_formats=[_DATETIME, "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S"],
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format=_DATETIME),
+    )
+
+
+def _hours(label: StrOrPromise) -> forms.DecimalField:
+    """A custom clock's hours, bounded as the new-game form bounds them (3 minutes to 30 days)."""
+    return forms.DecimalField(
+        label=label,
+        required=False,
+        min_value=Decimal("0.05"),
+        max_value=Decimal(720),
+        decimal_places=2,
     )
 
 
@@ -73,6 +92,8 @@ class EventCreateForm(forms.Form):
     time_control = forms.ChoiceField(
         label=gettext_lazy("Time control"), choices=TIME_CONTROL_CHOICES, initial="daily"
     )
+    turn_hours = _hours(gettext_lazy("Hours per turn (custom)"))
+    response_hours = _hours(gettext_lazy("Hours per response (custom)"))
     points_by_rank = forms.CharField(
         label=gettext_lazy("Points by place"),
         required=False,
@@ -126,6 +147,13 @@ class EventCreateForm(forms.Form):
             raise forms.ValidationError(gettext_lazy("Write whole numbers separated by commas.")) from None
         return {str(place): value for place, value in enumerate(values, start=1)}
 
+    def _seconds(self, name: str) -> int | None:
+        """A custom clock's hours field in whole seconds (``None`` for a preset or an empty field)."""
+        hours = self.cleaned_data.get(name)
+        if self.cleaned_data.get("time_control") != "custom" or not hours:
+            return None
+        return int(Decimal(hours) * 3600)
+
     def spec(self) -> services.EventSpec:
         """The valid form as an :class:`services.EventSpec` (call after ``is_valid``)."""
         data = self.cleaned_data
@@ -137,6 +165,8 @@ class EventCreateForm(forms.Form):
             advance_k=data.get("advance_k") or 1,
             options={k: True for k in services.EVENT_OPTIONS if data.get(k)},
             time_control=data["time_control"],
+            turn_seconds=self._seconds("turn_hours"),
+            response_seconds=self._seconds("response_hours"),
             rated=bool(data.get("rated")),
             bye_policy=data["bye_policy"],
             bye_points=data["bye_points"],
@@ -150,6 +180,10 @@ class EventCreateForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         """Check the whole event with the service's own rules; each problem goes to its field."""
         cleaned = super().clean() or {}
+        if cleaned.get("time_control") == "custom":
+            for name in ("turn_hours", "response_hours"):
+                if not cleaned.get(name):
+                    self.add_error(name, gettext_lazy("Enter the hours for a custom time control."))
         if self.errors:
             return cleaned
         messages = {

@@ -56,7 +56,11 @@ class Event(models.Model):
     advance_k = models.PositiveSmallIntegerField(_("players advancing from each table"), default=1)
     #: The engine's optional rules, as ``games.services.game_create`` takes them.
     options = models.JSONField(default=dict, blank=True)
+    #: A key of ``games.models.TIME_CONTROLS``, or ``"custom"`` with the two second counts below.
     time_control = models.CharField(_("time control"), max_length=20, default="daily")
+    #: A custom time control's seconds per turn and per response (empty for a preset), given to each game.
+    turn_seconds = models.PositiveIntegerField(null=True, blank=True)
+    response_seconds = models.PositiveIntegerField(null=True, blank=True)
     rated = models.BooleanField(_("rated"), default=False)
     bye_policy = models.CharField(_("byes"), max_length=3, choices=ByePolicy.choices, default=ByePolicy.BOT)
     bye_points = models.PositiveSmallIntegerField(_("points for a bye"), default=0)

@@ -45,6 +45,9 @@ EVENT_OPTIONS: tuple[str, ...] = ("castle_siege", "cut_throat", "skirmish", "may
 MAX_ROUNDS = 20
 #: The level of a bot that fills an empty seat.
 BOT_LEVEL = "normal"
+#: A custom time control's bounds, per turn and per response (seconds): those of
+#: :func:`games.services.game_create`, checked here so that an event never starts a game it refuses.
+CLOCK_SECONDS = (60, 30 * 86_400)
 
 
 def default_points(table_size: int) -> dict[str, int]:
@@ -66,6 +69,9 @@ class EventSpec:
     advance_k: int = 1
     options: dict[str, Any] | None = None
     time_control: str = "daily"
+    #: A custom time control (``time_control="custom"``): seconds per turn and per response.
+    turn_seconds: int | None = None
+    response_seconds: int | None = None
     rated: bool = False
     bye_policy: str = Event.ByePolicy.BOT
     bye_points: int = 0
@@ -86,7 +92,12 @@ def spec_errors(spec: EventSpec, now: datetime) -> dict[str, str]:
         errors["rounds"] = f"a Swiss event has 1 to {MAX_ROUNDS} rounds"
     if spec.format == Event.Format.ELIMINATION and not 1 <= spec.advance_k < spec.table_size:
         errors["advance_k"] = "between 1 and one less than the table size advance from each table"
-    if spec.time_control not in TIME_CONTROLS:
+    if spec.time_control == "custom":
+        low, high = CLOCK_SECONDS
+        seconds = (spec.turn_seconds, spec.response_seconds)
+        if not all(isinstance(n, int) and low <= n <= high for n in seconds):
+            errors["time_control"] = "a custom time control needs one minute to 30 days per turn and response"
+    elif spec.time_control not in TIME_CONTROLS:
         errors["time_control"] = "unknown time control"
     if spec.bye_policy not in Event.ByePolicy.values:
         errors["bye_policy"] = "unknown bye policy"
@@ -139,6 +150,8 @@ def event_create(*, user: User, spec: EventSpec, now: datetime | None = None) ->
             advance_k=spec.advance_k if spec.format == Event.Format.ELIMINATION else 1,
             options={k: bool(v) for k, v in (spec.options or {}).items() if v},
             time_control=spec.time_control,
+            turn_seconds=spec.turn_seconds if spec.time_control == "custom" else None,
+            response_seconds=spec.response_seconds if spec.time_control == "custom" else None,
             rated=spec.rated,
             bye_policy=spec.bye_policy,
             bye_points=spec.bye_points,
@@ -342,6 +355,9 @@ def _round_create(event: Event, number: int, plan: seating.Seating, now: datetim
             players=event.table_size,
             options=dict(event.options),
             time_control=event.time_control,
+            turn_seconds=event.turn_seconds,
+            response_seconds=event.response_seconds,
+            rated=event.rated,
         )
         for user in users[1:]:  # no "someone joined" emails: the event seated this table
             game_services.seat_join(game_id=game.pk, user=user, announce=False)
@@ -459,6 +475,7 @@ def events_sweep(*, now: datetime | None = None) -> int:
 
 __all__ = [
     "BOT_LEVEL",
+    "CLOCK_SECONDS",
     "EVENT_OPTIONS",
     "MAX_ROUNDS",
     "EventSpec",

@@ -11,6 +11,7 @@ urlpatterns = [
     path("", views.event_list, name="list"),
     path("new/", views.event_new, name="new"),
     path("<int:event_id>/", views.event_detail, name="detail"),
+    path("<int:event_id>/live/", views.event_live, name="live"),
     path("<int:event_id>/signup/", views.event_signup, name="signup"),
     path("<int:event_id>/withdraw/", views.event_withdraw, name="withdraw"),
     path("<int:event_id>/withdraw/<int:user_id>/", views.player_withdraw, name="player_withdraw"),

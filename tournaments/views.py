@@ -1,5 +1,6 @@
 """The tournaments' pages (issue 34): the events list, a new event, an event's public page with its
-rounds, tables and standings, sign-up and withdraw buttons, and the standings as CSV.
+rounds, tables and standings, sign-up and withdraw buttons, the standings as CSV, and the page's live
+fragment (standings and rounds) that a running event's page polls for.
 
 Views are thin: read the request, call a service (:mod:`tournaments.services`) or a selector
 (:mod:`tournaments.selectors`), and render. A refused write comes back as a message on the event page.
@@ -20,6 +21,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from accounts.models import User
 from games.services import ServiceError
+from games.web.common import HtmxHttpRequest, duration
 from tournaments import selectors, services
 from tournaments.forms import TIME_CONTROL_CHOICES, EventCreateForm
 from tournaments.models import Event
@@ -38,6 +40,11 @@ REFUSALS = {
     "already withdrawn": gettext_lazy("This entry is already withdrawn."),
     "no such entry": gettext_lazy("There is no such entry."),
 }
+
+
+#: How often a running event's page asks for its standings and rounds again (seconds). Games last days
+#: or hours, and a round waits for its slowest table: once a minute is plenty, and cheap.
+LIVE_POLL_SECONDS = 60
 
 
 def _refused(request: HttpRequest, exc: ServiceError) -> None:
@@ -69,27 +76,57 @@ def event_new(request: HttpRequest) -> HttpResponse:
     return render(request, "tournaments/new.html", {"form": form}, status=status)
 
 
+def _time_control(event: Event) -> str:
+    """The event's time control in words: a preset's label, or a custom clock's turn and response."""
+    if event.time_control == "custom" and event.turn_seconds and event.response_seconds:
+        return _("%(turn)s per turn, %(response)s per response") % {
+            "turn": duration(event.turn_seconds),
+            "response": duration(event.response_seconds),
+        }
+    return str(dict(TIME_CONTROL_CHOICES).get(event.time_control, event.time_control))
+
+
+def _live_context(event: Event) -> dict[str, object]:
+    """What ``tournaments/_live.html`` shows: the standings and rounds as they are now, and the poll."""
+    return {
+        "event": event,
+        "rounds": selectors.event_rounds(event),
+        "standings": selectors.standings(event),
+        "poll_seconds": LIVE_POLL_SECONDS,
+    }
+
+
 @require_safe
 def event_detail(request: HttpRequest, event_id: int) -> HttpResponse:
-    """An event's public page: format, rules, points by place, entries, rounds and standings."""
+    """An event's public page: format, rules, points by place, entries, rounds and standings (the last two
+    refresh by themselves while the event runs, from :func:`event_live`)."""
     event = get_object_or_404(Event.objects.select_related("organiser"), pk=event_id)
-    results = selectors.event_results(event)
     user = request.user
     entry = selectors.entry_of(event, user) if isinstance(user, User) else None
     points = sorted(((int(k), v) for k, v in event.points_by_rank.items()), key=lambda kv: kv[0])
     context = {
-        "event": event,
+        **_live_context(event),
         "entry": entry,
         "entries": selectors.entries_of(event),
-        "rounds": selectors.event_rounds(event),
-        "standings": selectors.standings(event, results),
         "points": points,
         "options": [str(EventCreateForm.base_fields[k].label) for k, v in event.options.items() if v],
-        "time_control": dict(TIME_CONTROL_CHOICES).get(event.time_control, event.time_control),
+        "time_control": _time_control(event),
         "signup_open": services.signup_is_open(event, timezone.now()),
         "is_organiser": isinstance(user, User) and user.pk == event.organiser_id,
     }
     return render(request, "tournaments/detail.html", context)
+
+
+@require_safe
+def event_live(request: HtmxHttpRequest, event_id: int) -> HttpResponse:
+    """The event page's standings and rounds alone (``tournaments/_live.html``), as they are now: what a
+    running event's page polls for (htmx, every :data:`LIVE_POLL_SECONDS`). The fragment of an event that
+    is no longer running does not poll again, so the page stops asking once the event is over. A request
+    that is not htmx's (someone opening the address) goes to the event's page."""
+    event = get_object_or_404(Event, pk=event_id)
+    if not request.htmx:
+        return redirect("tournaments:detail", event_id=event.pk)
+    return render(request, "tournaments/_live.html", _live_context(event))
 
 
 @login_required

@@ -86,6 +86,7 @@ def game_create(
     allow_vacation: bool = True,
     auto_start: bool = False,
     chat_spectators: bool = False,
+    rated: bool = True,
 ) -> Game:
     """Open a lobby; the creator takes the first seat.
 
@@ -96,6 +97,8 @@ def game_create(
         auto_start: start by itself when the last seat is taken (issue 16).
         chat_spectators: spectators may read the table chat while the game runs (issue 19; they always
             may once it is over).
+        rated: ``False`` makes the game unrated whoever sits at it (``Game.unrated``; an unrated
+            tournament's tables, issue 34). A rated game still goes unrated with a bot seat.
 
     Raises:
         BadPayload: options, player count, content or time control the rules do not allow.
@@ -127,6 +130,7 @@ def game_create(
             allow_vacation=allow_vacation,
             auto_start=auto_start,
             chat_spectators=chat_spectators,
+            unrated=not rated,
         )
         Seat.objects.create(game=game, number=0, user=user)
     return game

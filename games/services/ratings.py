@@ -7,8 +7,8 @@ teams win together, R105), then the others by their VP at the end; equal VP shar
 ``ranks`` with ties). A player absent at the end (a bot was standing in after ``ABSENT_AFTER_MISSES``
 missed turns, i.e. the player abandoned the game, or the player resigned, issue 30) is placed last,
 whatever the VP. Allegiance games rate teams: each team is one OpenSkill team, placed by winning, then by
-the team's VP total; a team with an absent member is placed last. Games with a bot seat and imported
-records are unrated.
+the team's VP total; a team with an absent member is placed last. Games with a bot seat, imported records
+and games created unrated (``Game.unrated``: an unrated tournament's tables, issue 34) are unrated.
 
 Every rated game updates two pools: ``"all"`` and the pool of its player count (``"2"`` … ``"6"``).
 """
@@ -31,8 +31,14 @@ MODEL = PlackettLuce()
 
 
 def is_rated(game: Game, seats: Sequence[Seat]) -> bool:
-    """Whether ``game`` counts for ratings: not imported, every seat a user (no bot seat)."""
-    return not game.imported and bool(seats) and all(s.user_id is not None and not s.is_bot for s in seats)
+    """Whether ``game`` counts for ratings: not imported, not made unrated (an unrated event's game, issue
+    34), every seat a user (no bot seat)."""
+    return (
+        not game.imported
+        and not game.unrated
+        and bool(seats)
+        and all(s.user_id is not None and not s.is_bot for s in seats)
+    )
 
 
 def finishing_groups(state: engine.GameState, seats: Sequence[Seat]) -> tuple[list[list[int]], list[int]]:

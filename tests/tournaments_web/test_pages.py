@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from tests.web.conftest import create_user
-from tournaments import selectors
+from tournaments import selectors, services
 from tournaments.models import Entry, Event
 
 from .helpers import end_game, make_event, players_of, round_games, sign_up, start
@@ -90,6 +90,26 @@ def test_a_valid_form_announces_the_event() -> None:
 
 
 @pytest.mark.django_db
+def test_the_organiser_may_choose_a_custom_clock_as_for_a_new_game() -> None:
+    """The custom time control takes the new-game form's hours (a preset ignores them); the event stores
+    the seconds and its page shows the clock in words."""
+    client = client_for(create_user())
+    page = client.get(reverse("tournaments:new")).content.decode()
+    assert 'value="custom"' in page and 'name="turn_hours"' in page and 'name="response_hours"' in page
+    response = client.post(
+        reverse("tournaments:new"), form_data(time_control="custom", turn_hours="2", response_hours="0.5")
+    )
+    assert response.status_code == 302
+    event = Event.objects.get()
+    assert (event.time_control, event.turn_seconds, event.response_seconds) == ("custom", 7200, 1800)
+    page = Client().get(reverse("tournaments:detail", args=[event.pk])).content.decode()
+    assert "2 hours per turn, 30 minutes per response" in page
+    client.post(reverse("tournaments:new"), form_data(name="Preset", turn_hours="2", response_hours="1"))
+    preset = Event.objects.get(name="Preset")
+    assert (preset.time_control, preset.turn_seconds, preset.response_seconds) == ("daily", None, None)
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize(
     "changes",
     [
@@ -107,6 +127,10 @@ def test_a_valid_form_announces_the_event() -> None:
         {"bye_policy": None},
         {"bye_points": "-1"},
         {"time_control": "blitz"},
+        {"time_control": "custom"},
+        {"time_control": "custom", "turn_hours": "2"},
+        {"time_control": "custom", "turn_hours": "2", "response_hours": "0.01"},
+        {"time_control": "custom", "turn_hours": "721", "response_hours": "1"},
         {"starts_at": "yesterday"},
         {"signup_closes": "2001-01-01T00:00"},
         {
@@ -268,3 +292,48 @@ def test_pages_have_no_inline_script_or_style() -> None:
     ):
         page = client_for(user).get(url).content.decode()
         assert "<script>" not in page and " style=" not in page and "onclick" not in page
+
+
+@pytest.mark.django_db
+def test_a_running_events_standings_refresh_by_themselves_and_stop_when_it_is_over() -> None:
+    """While the event runs, its page polls ``tournaments:live`` (htmx), which answers with the standings
+    and rounds alone, as they are now; once the event is over neither the page nor the fragment polls."""
+    event = make_event(rounds=2)
+    sign_up(event, 4)
+    live = reverse("tournaments:live", args=[event.pk])
+    assert (
+        f'hx-get="{live}"'
+        not in Client().get(reverse("tournaments:detail", args=[event.pk])).content.decode()
+    )
+    start(event)
+    page = Client().get(reverse("tournaments:detail", args=[event.pk])).content.decode()
+    assert f'hx-get="{live}" hx-trigger="every 60s" hx-swap="outerHTML"' in page
+    (game,) = round_games(event, 1)
+    order = players_of(game)
+    fragment = Client().get(live, headers={"HX-Request": "true"})
+    assert fragment.status_code == 200
+    body = fragment.content.decode()
+    assert body.lstrip().startswith('<div id="live"') and "<html" not in body
+    assert f'hx-get="{live}"' in body and "<td>0</td><td>0</td><td>0</td>" in body  # no points yet
+    end_game(game, order)
+    body = Client().get(live, headers={"HX-Request": "true"}).content.decode()
+    assert f"<tr><td>1</td><td>{order[0].name}</td><td>3</td>" in body
+    assert f"<tr><td>4</td><td>{order[3].name}</td><td>0</td>" in body
+    assert f"1. {order[0].name}, 2. {order[1].name}" in body and "Round 1 — finished" in body
+    assert services.round_next(event_id=event.pk) is not None  # round 2 shows up in the fragment
+    assert "Round 2" in Client().get(live, headers={"HX-Request": "true"}).content.decode()
+    (final,) = round_games(event, 2)
+    end_game(final, players_of(final))
+    assert services.round_next(event_id=event.pk) is None
+    event.refresh_from_db()
+    assert event.status == Event.Status.FINISHED
+    page = Client().get(reverse("tournaments:detail", args=[event.pk])).content.decode()
+    assert "hx-get" not in page and 'id="live"' in page
+    body = Client().get(live, headers={"HX-Request": "true"}).content.decode()
+    assert "hx-get" not in body and "Round 2" in body
+    opened = Client().get(live)  # not htmx: the event's page
+    assert opened.status_code == 302 and opened["Location"] == reverse("tournaments:detail", args=[event.pk])
+    assert (
+        Client().get(reverse("tournaments:live", args=[999_999]), headers={"HX-Request": "true"}).status_code
+        == 404
+    )

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from games import services as game_services
 from games.bots import STAND_IN, stand_ins
-from games.models import Game, Notification, Seat
+from games.models import Game, Notification, Rating, RatingChange, Seat
 from games.services import BadPayload, Conflict, Forbidden
 from tests.web.conftest import create_user
 from tests.web.test_ratings import finish_game
@@ -41,6 +41,9 @@ from .helpers import end_game, make_event, players_of, round_games, sign_up, sta
         ({"points_by_rank": {"1": 0, "2": 3}}, "points_by_rank"),
         ({"points_by_rank": {"1": 3, "9": 1}}, "points_by_rank"),
         ({"time_control": "blitz"}, "time_control"),
+        ({"time_control": "custom"}, "time_control"),
+        ({"time_control": "custom", "turn_seconds": 3600, "response_seconds": 59}, "time_control"),
+        ({"time_control": "custom", "turn_seconds": 31 * 86_400, "response_seconds": 600}, "time_control"),
         ({"options": {"teleport": True}}, "options"),
         ({"name": "  "}, "name"),
     ],
@@ -527,3 +530,48 @@ def test_a_time_given_to_a_step_is_the_time_it_stores() -> None:
     event.refresh_from_db()
     first.refresh_from_db()
     assert event.finished_at == first.finished_at == at + timedelta(days=1)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Rated and unrated events
+# --------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("rated", [True, False])
+def test_an_events_games_are_rated_only_when_the_event_is(rated: bool) -> None:
+    """A table of a rated event changes its players' ratings when its game ends; an unrated event's game
+    (``Game.unrated``) changes none, though every seat is a human."""
+    event = make_event(
+        format=Event.Format.ROUND_ROBIN,
+        table_size=2,
+        options={"skirmish": True},
+        rated=rated,
+        points_by_rank=None,
+    )
+    players = sign_up(event, 2)
+    start(event)
+    (game,) = round_games(event, 1)
+    assert game.unrated is not rated
+    assert finish_game(game, 7).status == Game.Status.FINISHED
+    assert RatingChange.objects.filter(game=game).exists() is rated
+    assert Rating.objects.filter(user__in=players).exists() is rated
+
+
+@pytest.mark.django_db
+def test_a_custom_clock_is_given_to_every_table() -> None:
+    """An event with a custom time control starts each table's game with its seconds per turn and
+    response; a preset event stores no seconds and its games take the preset's."""
+    event = make_event(time_control="custom", turn_seconds=7200, response_seconds=1800)
+    assert (event.turn_seconds, event.response_seconds) == (7200, 1800)
+    sign_up(event, 8)
+    start(event)
+    games = round_games(event, 1)
+    assert len(games) == 2
+    assert {(g.time_control, g.turn_seconds, g.response_seconds) for g in games} == {("custom", 7200, 1800)}
+    preset = make_event(time_control="relaxed", turn_seconds=7200, response_seconds=1800)
+    assert (preset.turn_seconds, preset.response_seconds) == (None, None)
+    sign_up(preset, 4)
+    start(preset)
+    (game,) = round_games(preset, 1)
+    assert (game.time_control, game.turn_seconds, game.response_seconds) == ("relaxed", 259_200, 43_200)
