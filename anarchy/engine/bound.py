@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import product
+from operator import mul
 
 from .cards import Tactic
 from .resolve import BRAVERY, KEPT, SAVED, TACTICS, UNDEFENDED, Attack, State, absorb
@@ -192,10 +193,13 @@ class DeploymentBounds:
         beer: int,
         tactics: tuple[int, ...],
         relaxation: SideRelaxation,
+        weights: list[int] | None = None,
     ) -> None:
         """Computes every side's figures for every start of ``men`` and ``knights`` and every reveal, with
-        the position's ``beer`` and ``tactics``."""
+        the position's ``beer`` and ``tactics``; ``weights``: how many reveals each stands for (1 each by
+        default), by which :meth:`quick` counts them."""
         self.reveals = [figures for _attacks, figures in reveals]
+        self.weights = [1] * len(reveals) if weights is None else list(weights)
         self.supply = beer + sum(tactics) - tactics[COVERS]
         starts = list(product(range(men + 1), range(knights + 1)))
         #: Per side and start: the :class:`SideFigures` per reveal.
@@ -217,19 +221,25 @@ class DeploymentBounds:
         self.skulls = [
             {start: [f.skulls for f in row] for start, row in table.items()} for table in self.sides
         ]
+        weight = self.weights
         self.kept = [
-            {start: sum(f.kept for f in row) for start, row in table.items()} for table in self.sides
+            {start: sum(w * f.kept for w, f in zip(weight, row, strict=True)) for start, row in table.items()}
+            for table in self.sides
         ]
         self.undefended = [figures.undefended for figures in self.reveals]
-        self.base = sum(figures.saved * SAVED + figures.skulls * BRAVERY for figures in self.reveals)
+        self.base = sum(
+            w * (figures.saved * SAVED + figures.skulls * BRAVERY)
+            for w, figures in zip(weight, self.reveals, strict=True)
+        )
 
     def quick(self, sides: tuple[tuple[int, int], ...]) -> int:
         """A looser upper bound than the sum of :meth:`per_reveal`, quicker to compute (it leaves out the
         cards every play lets fall): the bound that orders the deployments."""
         a, b, c, d = sides
         f, s = self.falls, self.skulls
-        undefended = sum(map(max, self.undefended, f[0][a], f[1][b], f[2][c], f[3][d]))
-        lost = sum(map(max, s[0][a], s[1][b], s[2][c], s[3][d]))
+        w = self.weights
+        undefended: int = sum(map(mul, w, map(max, self.undefended, f[0][a], f[1][b], f[2][c], f[3][d])))
+        lost: int = sum(map(mul, w, map(max, s[0][a], s[1][b], s[2][c], s[3][d])))
         kept = self.kept[0][a] + self.kept[1][b] + self.kept[2][c] + self.kept[3][d]
         return self.base + undefended * UNDEFENDED + kept * KEPT - lost * BRAVERY
 
@@ -265,6 +275,7 @@ class StateBound:
     def __init__(self, attacks: tuple[Attack, ...], relaxation: SideRelaxation) -> None:
         """``attacks``: resolution order; ``relaxation``: the side relaxation's memo, shared by a solve."""
         self.figures = relaxation.figures
+        self.memo: dict[tuple[int, State], int] = {}
         ends = range(len(attacks) + 1)
         #: Per card index: the hits per side from there on, the bits of the Strong Attacks among them and
         #: their count (Catapults included), and the Covers' Catapults from there on.
@@ -273,21 +284,30 @@ class StateBound:
             sum(1 << n for n, at in enumerate(attacks[i:]) if at.skull and at.hits) for i in ends
         ]
         self.skulls = [sum(at.skull for at in attacks[i:]) for i in ends]
-        self.catapults = [attacks[i:] for i in ends]
+        self.catapults = [tuple(at for at in attacks[i:] if not at.hits) for i in ends]
+        #: Per card index and side: the side's figures by its units and the resources (:meth:`_side`).
+        self.sides: list[list[dict[tuple[int, int, int, int, tuple[int, ...]], SideFigures]]] = [
+            [{} for _side in range(4)] for _ in ends
+        ]
 
     def __call__(self, i: int, state: State) -> int:
         """An upper bound on the best value of ``attacks[i:]`` from ``state`` (D28)."""
+        key = (i, state)
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = self._bound(i, state)
+        return found
+
+    def _bound(self, i: int, state: State) -> int:
         u, beer, tactics, _muster = state
-        figures = self.figures
-        h0, h1, h2, h3 = self.hits[i]
-        f0 = figures(h0, u[0], u[1], u[2], beer, tactics)
-        f1 = figures(h1, u[3], u[4], u[5], beer, tactics)
-        f2 = figures(h2, u[6], u[7], u[8], beer, tactics)
-        f3 = figures(h3, u[9], u[10], u[11], beer, tactics)
+        f0, f1, f2, f3 = (
+            self._side(i, j, u[3 * j], u[3 * j + 1], u[3 * j + 2], beer, tactics) for j in range(4)
+        )
         forced = f0.forced | f1.forced | f2.forced | f3.forced
         falls = max(forced.bit_count(), f0.falls, f1.falls, f2.falls, f3.falls)
         falls = enough(falls, beer + sum(tactics) - tactics[COVERS], f0, f1, f2, f3)
-        falls += fewest_catapults_lost(self.catapults[i], tactics)
+        if self.catapults[i]:
+            falls += fewest_catapults_lost(self.catapults[i], tactics)
         lost = max((forced & self.skull_mask[i]).bit_count(), f0.skulls, f1.skulls, f2.skulls, f3.skulls)
         kept = f0.kept + f1.kept + f2.kept + f3.kept
         return (
@@ -296,3 +316,15 @@ class StateBound:
             + (self.skulls[i] - lost) * BRAVERY
             + (beer + sum(tactics)) * SAVED
         )
+
+    def _side(
+        self, i: int, j: int, m: int, k: int, down: int, beer: int, tactics: tuple[int, ...]
+    ) -> SideFigures:
+        """Side ``j``'s figures from card ``i`` on, remembered here by the side's units and the resources
+        (a smaller key than the relaxation's, which holds the hits)."""
+        cache = self.sides[i][j]
+        key = (m, k, down, beer, tactics)
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = self.figures(self.hits[i][j], m, k, down, beer, tactics)
+        return found

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from itertools import product
 
 from .cards import DEFENCES, AttackType, Card, Fortification, Tactic
@@ -65,6 +65,15 @@ class Attack:
     castle: int
     tactic: int
     skull: bool
+
+    def shape(self) -> Shape:
+        """What the best play depends on: the hits that ask for strength as ``(side, need)``, the Catapult's
+        strength, the Tactic and the skull. Cards of one shape resolve alike, so tables share their memo by
+        shape, not by card."""
+        return (tuple((h.side, h.need) for h in self.hits if h.need), self.castle, self.tactic, self.skull)
+
+
+Shape = tuple[tuple[tuple[int, int], ...], int, int, bool]
 
 
 def fortification(
@@ -134,13 +143,26 @@ def absorb(m: int, k: int, down: int, need: int, beer: int) -> tuple[Option, ...
     options: dict[tuple[int, int, int, int, bool], Damage] = {}
     if need >= strength:
         options[(0, 0, 0, 0, need == strength)] = Damage(knights=k, laid=down, men=m)
-    if need <= strength + min(m, beer):
-        for a, b, c, e, f in product(range(k + 1), range(k + 1), range(down + 1), range(m + 1), range(m + 1)):
-            d = need - (2 * a + b + c + 2 * e + f)
-            if a + b > k or e + f > min(m, beer) or d < 0 or d + e + f > m:
-                continue
-            key = (m - d - e - f, k - a - b, down - c + b + f, e + f, True)
-            options.setdefault(key, Damage(a, b, c, d + e, f, e + f))
+    drinkers = min(m, beer)
+    if need <= strength + drinkers:
+        # In the order a, b, c, e, f (the first way found to reach an outcome is the one kept), skipping
+        # what cannot add up: Knights spent whole (a) or laid down (b), laid-down Workers spent (c), men who
+        # drink and are spent (e) or laid down (f); the other men spent (d) make up the rest.
+        for a in range(k + 1):
+            for b in range(k - a + 1):
+                for c in range(down + 1):
+                    taken = 2 * a + b + c
+                    if taken > need:
+                        break
+                    for e in range(drinkers + 1):
+                        for f in range(drinkers - e + 1):
+                            d = need - (taken + 2 * e + f)
+                            if d < 0:
+                                break
+                            if d + e + f > m:
+                                continue
+                            key = (m - d - e - f, k - a - b, down - c + b + f, e + f, True)
+                            options.setdefault(key, Damage(a, b, c, d + e, f, e + f))
     return tuple((*key, options[key]) for key in _pareto(set(options)))
 
 
@@ -194,7 +216,7 @@ class Play:
 
 State = tuple[Units, int, tuple[int, ...], int]  # units, beer, tactics, muster
 MoveSet = tuple[tuple["Move", ...], Units]  # Muster moves and the units after them
-Memo = dict[tuple[str, ...], dict[State, tuple[int, "Play | None", "State | None"]]]  # value per state
+Memo = dict[tuple[object, ...], dict[State, tuple[int, "Play | None", "State | None"]]]  # value per state
 
 
 class Table:
@@ -217,7 +239,7 @@ class Table:
         self.attacks = attacks
         self.bound = bound
         shared = {} if shared is None else shared
-        ids = tuple(at.card.id for at in attacks)
+        ids = tuple(at.shape() for at in attacks)
         self.memo = [shared.setdefault(ids[i:], {}) for i in range(len(attacks) + 1)]
         #: Upper bounds found by searches cut short (:meth:`probe`), kept beside the exact values.
         self.upper = [shared.setdefault(("<=", *ids[i:]), {}) for i in range(len(attacks) + 1)]
@@ -237,6 +259,8 @@ class Table:
             usable = {at.tactic for at in attacks[i:]}
             self.unused.append(tuple(t for t in range(len(TACTICS)) if t not in usable))
             self.workers.append(bool(reached))
+        #: Per card index: the sides it hits (:meth:`successors`).
+        self.hit_sides = [tuple(sorted({h.side for h in at.hits})) for at in attacks]
 
     def reduce(self, i: int, state: State) -> tuple[State, int]:
         """``(key, offset)``: ``state`` without what can no longer change, whose value is ``offset``, so
@@ -312,10 +336,7 @@ class Table:
             upper = self.upper[i].get(key)
             if upper is not None and upper[0] <= alpha:
                 return upper[0]
-        successors: dict[State, int] = {}
-        for gain, _play, after in self.plays(i, key):
-            if successors.get(after, gain - 1) < gain:
-                successors[after] = gain
+        successors = self.successors(i, key)
         ranked = [(0, gain, after) for after, gain in successors.items()]
         if self.bound is not None and key[3] == 0:
             # Most promising first; once a play's bound cannot beat the floor, neither can the rest.
@@ -340,6 +361,31 @@ class Table:
         else:
             self.upper[i][key] = (result, None, None)
         return result
+
+    def successors(self, i: int, state: State) -> dict[State, int]:
+        """The states the plays at card ``i`` lead to from ``state``, each with the best gain reaching it
+        (what :meth:`plays` yields, without the plays themselves). Without Muster Tokens a card changes only
+        the units on the sides it hits, the Beer and its Tactic, so the outcomes are remembered by those."""
+        at = self.attacks[i]
+        units, beer, tactics, muster = state
+        out: dict[State, int] = {}
+        if muster or not at.hits:
+            for gain, _play, after in self.plays(i, state):
+                if out.get(after, gain - 1) < gain:
+                    out[after] = gain
+            return out
+        sides = self.hit_sides[i]
+        local = tuple(units[3 * j + kind] for j in sides for kind in range(3))
+        available = tactics[at.tactic] if at.tactic >= 0 else 0
+        for gain, after_local, beer_left, left in _outcomes(at, sides, local, beer, available):
+            moved = list(units)
+            for n, j in enumerate(sides):
+                moved[3 * j : 3 * j + 3] = after_local[3 * n : 3 * n + 3]
+            tactics_left = tactics
+            if at.tactic >= 0 and left != available:
+                tactics_left = (*tactics[: at.tactic], left, *tactics[at.tactic + 1 :])
+            out[(tuple(moved), beer_left, tactics_left, 0)] = gain
+        return out
 
     def line(self, state: State) -> list[tuple[Play, State, State]]:
         """The best play from ``state`` at the first card: ``(play, state before, state after)`` per card.
@@ -418,8 +464,9 @@ class Table:
                         yield more, moved
             level = following
 
+    @staticmethod
     def _resolve(
-        self, at: Attack, units: Units, beer: int, tactics: tuple[int, ...]
+        at: Attack, units: Units, beer: int, tactics: tuple[int, ...]
     ) -> Iterator[tuple[int, tuple[SidePlay, ...], Units, int, tuple[int, ...]]]:
         """Every way of taking ``at`` on its sides: Tactics per side (D10), then each side's units and Beer
         (D11–D13). Yields ``(gain, side plays, units, Beer, Tactics)``."""
@@ -451,6 +498,27 @@ class Table:
                 if at.tactic >= 0 and spent:
                     tactics_left = (*tactics[: at.tactic], available - spent, *tactics[at.tactic + 1 :])
                 yield gain, tuple(sides), tuple(after), beer - drunk, tactics_left
+
+
+@lru_cache(maxsize=1 << 16)
+def _outcomes(
+    at: Attack, sides: tuple[int, ...], local: Units, beer: int, available: int
+) -> tuple[tuple[int, Units, int, int], ...]:
+    """What taking ``at`` can leave on the ``sides`` it hits, from their units ``local`` (``(m, k, l)`` per
+    side in ``sides`` order), ``beer`` and ``available`` of its Tactic: ``(gain, units after, Beer left,
+    Tactic left)``, each outcome once with its best gain (:meth:`Table._resolve`, D10–D13)."""
+    units = [0] * 12
+    for n, j in enumerate(sides):
+        units[3 * j : 3 * j + 3] = local[3 * n : 3 * n + 3]
+    tactics = tuple(available if t == at.tactic else 0 for t in range(len(TACTICS)))
+    found: dict[tuple[Units, int, int], int] = {}
+    for gain, _sides, after_units, beer_left, tactics_left in Table._resolve(at, tuple(units), beer, tactics):
+        after_local = tuple(after_units[3 * j + kind] for j in sides for kind in range(3))
+        left = tactics_left[at.tactic] if at.tactic >= 0 else 0
+        index = (after_local, beer_left, left)
+        if found.get(index, gain - 1) < gain:
+            found[index] = gain
+    return tuple((gain, *index) for index, gain in found.items())
 
 
 def _may_fall(side: int, need: dict[int, int], units: Units) -> bool:
@@ -491,7 +559,7 @@ def relaxed_bound(
     pool: tuple[int, int, int],
     beer: int,
     tactics: tuple[int, ...],
-    shared: dict[tuple[str, ...], dict[State, int]] | None = None,
+    shared: dict[tuple[object, ...], dict[State, int]] | None = None,
 ) -> int:
     """An upper bound on :meth:`Table.best` from any deployment of the units ``pool`` = ``(m, k, l)``.
 
@@ -507,13 +575,13 @@ Relaxed = Callable[[int, int, int, int, int, tuple[int, ...]], int]
 
 
 def relaxed(
-    attacks: tuple[Attack, ...], shared: dict[tuple[str, ...], dict[State, int]] | None = None
+    attacks: tuple[Attack, ...], shared: dict[tuple[object, ...], dict[State, int]] | None = None
 ) -> Relaxed:
     """The relaxed best of :func:`relaxed_bound` as a function of ``(card index, m, k, l, Beer, Tactics)``,
     remembered between calls. ``shared``: the memo of other rows of the same Castle (reveals), whose values
     are reused where the remaining cards are the same."""
     shared = {} if shared is None else shared
-    ids = tuple(at.card.id for at in attacks)
+    ids = tuple(at.shape() for at in attacks)
     memos = [shared.setdefault(ids[i:], {}) for i in range(len(attacks) + 1)]
     usable = [{at.tactic for at in attacks[i:]} for i in range(len(attacks) + 1)]
 

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .bound import DeploymentBounds, RevealFigures, SideRelaxation, StateBound, fewest_catapults_lost
-from .cards import cards_of
+from .cards import Tactic, cards_of
 from .position import Deployment, Position, row_cards
-from .resolve import TACTICS, Memo, State, Table, attack, relaxed_bound, value_parts
+from .resolve import TACTICS, Attack, Memo, State, Table, attack, relaxed_bound, value_parts
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,12 +77,16 @@ def table(
 ) -> Table:
     """The :class:`Table` of ``position`` with ``faces`` turned up, resolving right to left (D7); with a
     ``relaxation``, its search skips plays that the side relaxation shows cannot be the best."""
-    cards = row_cards(position, faces)
-    attacks = tuple(
-        attack(card, position.values, position.walls, position.towers, position.moat, position.gate)
-        for card in reversed(cards)
-    )
+    attacks = _attacks(position, faces)
     return Table(attacks, shared, StateBound(attacks, relaxation) if relaxation is not None else None)
+
+
+def _attacks(position: Position, faces: dict[int, str]) -> tuple[Attack, ...]:
+    """The row with ``faces`` turned up as :class:`.resolve.Attack` s, in resolution order (D7)."""
+    return tuple(
+        attack(card, position.values, position.walls, position.towers, position.moat, position.gate)
+        for card in reversed(row_cards(position, faces))
+    )
 
 
 def deployments(position: Position) -> Iterator[Deployment]:
@@ -129,7 +133,13 @@ def solve(position: Position) -> Solution:
     """The deployment with the best :class:`Expectation` (D28); among equals, the first in the order of
     :func:`deployments`.
 
-    Branch and bound over deployments: each deployment's value is summed reveal by reveal, and dropped as
+    Catapults are set aside first: only Covers defend them and no Worker, Beer or Muster Token plays a
+    part (D24), so a reveal's value is the value of its other cards plus that of its Catapults, and the
+    latter is the same for every deployment. Reveals whose other cards have the same shape (:meth:`.resolve.
+    Attack.shape`) have the same value for every deployment, so each such class is solved once and counted
+    as many times as it occurs.
+
+    Branch and bound over deployments: each deployment's value is summed class by class, and dropped as
     soon as what it has plus an upper bound on the rest cannot beat the best so far. Without Muster Tokens
     the bound is the side relaxation of :mod:`.bound` (per deployment, and the deployments are searched in
     the order of their bounds, best first); with them, units move between sides, and the bound is the pooled
@@ -137,24 +147,62 @@ def solve(position: Position) -> Solution:
     """
     shared: Memo = {}
     relaxation = SideRelaxation()
-    tables = [table(position, faces, shared, relaxation) for faces in reveals(position)]
+    classes = _classes(position, shared, relaxation)
+    tables = [t for t, _w in classes.values()]
+    weights = [w for _t, w in classes.values()]
+    catapults = sum(_catapults_value(position, faces) for faces in reveals(position))
     pool = (position.craftsmen + position.soldiers, position.knights, 0)
-    tactics = tuple(position.tactic(t) for t in TACTICS)
-    pooled: dict[tuple[str, ...], dict[State, int]] = {}
+    tactics = _without_covers(position)
+    pooled: dict[tuple[object, ...], dict[State, int]] = {}
     ceilings = [relaxed_bound(t.attacks, pool, position.beer, tactics, pooled) for t in tables]
+    ceiling = sum(w * c for w, c in zip(weights, ceilings, strict=True))
     every = list(deployments(position))
     if position.muster:
         bounds: list[list[int]] | _Lazy = [ceilings] * len(every)
         ranked: list[int] = list(range(len(every)))
-        totals = [sum(ceilings)] * len(every)
+        totals = [ceiling] * len(every)
     else:
-        side_bounds = _side_bounds(position, tables, ceilings, tactics, relaxation)
+        side_bounds = _side_bounds(position, tables, ceilings, tactics, relaxation, weights)
         sides = [tuple((c + s, k) for c, s, k in d.sides) for d in every]
-        ceiling = sum(ceilings)
         totals = [min(ceiling, side_bounds.quick(key)) for key in sides]
         ranked = sorted(range(len(every)), key=totals.__getitem__, reverse=True)
         bounds = _Lazy(side_bounds, sides)
-    return _search(position, tables, every, ranked, totals, bounds)
+    found = _search(position, tables, weights, every, ranked, totals, bounds)
+    n = sum(weights)
+    return Solution(every[found.index], _expectation(found.value + catapults, n), found.count)
+
+
+def _without_covers(position: Position) -> tuple[int, ...]:
+    """The position's Tactics per :data:`.resolve.TACTICS` with the Covers left out (they go to the
+    Catapults, which are solved apart, D24)."""
+    return tuple(0 if t is Tactic.COVERS else position.tactic(t) for t in TACTICS)
+
+
+def _classes(position: Position, shared: Memo, relaxation: SideRelaxation) -> dict[object, tuple[Table, int]]:
+    """The reveals grouped by the shape of their cards other than Catapults: per class, the :class:`Table`
+    of those cards (resolution order) and how many reveals it stands for. A Tactic the position does not
+    hold is no part of the shape (it can never be spent)."""
+    out: dict[object, tuple[Table, int]] = {}
+    held = _without_covers(position)
+    for faces in reveals(position):
+        attacks = tuple(at for at in _attacks(position, faces) if at.hits)
+        key = tuple(
+            (hits, castle, tactic if tactic >= 0 and held[tactic] else -1, skull)
+            for hits, castle, tactic, skull in (at.shape() for at in attacks)
+        )
+        if key in out:
+            t, w = out[key]
+            out[key] = (t, w + 1)
+        else:
+            out[key] = (Table(attacks, shared, StateBound(attacks, relaxation)), 1)
+    return out
+
+
+def _catapults_value(position: Position, faces: dict[int, str]) -> int:
+    """The value of the best play of the reveal's Catapults alone, with the Covers and nothing else (D24)."""
+    catapults = tuple(at for at in _attacks(position, faces) if not at.hits)
+    covers = tuple(position.tactic(t) if t is Tactic.COVERS else 0 for t in TACTICS)
+    return Table(catapults).best(0, ((0,) * 12, 0, covers, 0))
 
 
 class _Lazy:
@@ -174,6 +222,7 @@ def _side_bounds(
     ceilings: list[int],
     tactics: tuple[int, ...],
     relaxation: SideRelaxation,
+    weights: list[int],
 ) -> DeploymentBounds:
     saved = position.beer + sum(tactics)
     reveals_figures = [
@@ -197,19 +246,32 @@ def _side_bounds(
         position.beer,
         tactics,
         relaxation,
+        weights,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """What :func:`_search` found: the best deployment's ``index``, its summed ``value`` over the classes
+    (weighted), and how many deployments were compared (``count``)."""
+
+    index: int
+    value: int
+    count: int
 
 
 def _search(
     position: Position,
     tables: list[Table],
+    weights: list[int],
     every: list[Deployment],
     ranked: list[int],
     totals: list[int],
     bounds: list[list[int]] | _Lazy,
-) -> Solution:
+) -> _Found:
     """Branch and bound over ``every`` deployment in the order ``ranked``; ``totals[i]`` bounds deployment
-    ``i``'s summed value and ``bounds[i]`` its value per reveal."""
+    ``i``'s summed value and ``bounds[i]`` its value per class of reveals, each class counted ``weights``
+    times. The tables are solved without the Covers (:func:`solve`)."""
     order = list(range(len(tables)))
     best_value = best_index = -1
     found = False
@@ -224,25 +286,28 @@ def _search(
             break  # the rest are ranked no higher, and later ones lose ties
         count += 1
         per = bounds[i]
-        left = sum(per)
+        left = sum(w * b for w, b in zip(weights, per, strict=True))
         if beaten(left, i):
             continue
-        state = start_state(position, every[i])
+        units, beer, _tactics, muster = start_state(position, every[i])
+        state = (units, beer, _without_covers(position), muster)
         total = 0
         for rank, r in enumerate(order):
-            left -= per[r]
+            w = weights[r]
+            left -= w * per[r]
             if found:
-                # What this reveal must rise above for the deployment to stay in the race (an earlier one
+                # What this class must rise above for the deployment to stay in the race (an earlier one
                 # wins ties, so for it equality must be seen exactly); below it, an upper bound is enough.
-                alpha = best_value - total - left - (i < best_index)
-                total += tables[r].probe(0, state, alpha)
+                # With ``w`` reveals in the class, ``w * v > T`` exactly when ``v > T // w``.
+                alpha = (best_value - total - left - (i < best_index)) // w
+                total += w * tables[r].probe(0, state, alpha)
             else:
-                total += tables[r].best(0, state)
+                total += w * tables[r].best(0, state)
             if beaten(total + left, i):
-                order.insert(0, order.pop(rank))  # this reveal tells deployments apart: try it first
+                order.insert(0, order.pop(rank))  # this class tells deployments apart: try it first
                 break
         else:
             if not beaten(total, i):
                 best_value, best_index, found = total, i, True
     assert found
-    return Solution(every[best_index], _expectation(best_value, len(tables)), count)
+    return _Found(best_index, best_value, count)

@@ -58,7 +58,7 @@ def test_deployment_bounds_are_never_below_the_best(position: Position) -> None:
     tactics = tuple(position.tactic(t) for t in TACTICS)
     pool = (position.craftsmen + position.soldiers, position.knights, 0)
     ceilings = [relaxed_bound(t.attacks, pool, position.beer, tactics) for t in tables]
-    bounds = _side_bounds(position, tables, ceilings, tactics, relaxation)
+    bounds = _side_bounds(position, tables, ceilings, tactics, relaxation, [1] * len(tables))
     for deployment in deployments(position):
         sides = tuple((c + s, k) for c, s, k in deployment.sides)
         state = start_state(position, deployment)
