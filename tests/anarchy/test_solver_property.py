@@ -27,8 +27,9 @@ from anarchy.engine import (
     reveals,
     solve,
 )
+from anarchy.engine.bound import SideRelaxation
 from anarchy.engine.resolve import value_parts
-from anarchy.engine.solver import deployments, start_state, table
+from anarchy.engine.solver import _classes, deployments, start_state, table
 
 T = AttackType
 FINALS = [card.id for card in cards_of(T.FINAL_ESCALADE)]
@@ -335,3 +336,33 @@ def test_resolution_matches_an_independent_reference(position: Position, data: s
     assert expectation.kept * n == pytest.approx(kept)
     assert expectation.bravery * n == pytest.approx(bravery)
     assert expectation.saved * n == pytest.approx(saved)
+
+
+def test_catapults_and_reveals_of_one_shape_are_solved_apart_and_once() -> None:
+    """D24, D6, D28: with a Catapult face down, the reveals differ only in the Catapult, so the solver
+    solves the other cards once (one class) and the Catapults apart; its plan and expectation are still
+    those of brute force over every deployment and every reveal."""
+    catapult = next(card for card in deck().values() if card.type is T.CATAPULT)
+    ladders = next(card for card in deck().values() if card.type is T.LADDERS)
+    position = Position(
+        round=2,
+        values=(1, 2, 2, 2, 3),
+        determination=2,
+        row=(Slot(T.FINAL_ESCALADE, FINALS[0]), Slot(T.CATAPULT), Slot(T.LADDERS, ladders.id)),
+        walls=(1, 1, 1, 1),
+        tactics={Tactic.ROCKS: 1, Tactic.COVERS: 2},
+        craftsmen=2,
+        soldiers=0,
+        knights=1,
+        beer=1,
+    )
+    assert catapult.id not in {slot.card for slot in position.row}
+    count = len(reveals(position))
+    assert count == len(cards_of(T.CATAPULT)) > 1
+    assert len(_classes(position, {}, SideRelaxation())) == 1
+    solution = solve(position)
+    values = [evaluate(position, deployment).value for deployment in deployments(position)]
+    assert solution.expectation.value == max(values)
+    assert solution.deployment == list(deployments(position))[values.index(max(values))]
+    assert evaluate(position, solution.deployment) == solution.expectation
+    assert solution.expectation.reveals == count
