@@ -22,11 +22,12 @@ bounds for branch and bound, as in any textbook on combinatorial search.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from itertools import product
 from operator import mul
 
 from .cards import Tactic
-from .resolve import BRAVERY, KEPT, SAVED, TACTICS, UNDEFENDED, Attack, State, absorb
+from .resolve import BRAVERY, KEPT, SAVED, TACTICS, UNDEFENDED, Attack, State, Units, absorb
 
 #: The index of Covers in :data:`.resolve.TACTICS`: only Catapults use them (D24), never a side.
 COVERS = TACTICS.index(Tactic.COVERS)
@@ -78,67 +79,137 @@ class SideFigures:
     demand: tuple[int, ...]
 
 
+class _Hits:
+    """One side's hits from some card on, as a chain: the first hit's ``need``, ``tactic``, ``skull`` and
+    ``bit``, the ``rest``, and what the relaxation reads of the whole: its ``uid`` (the memo's key), how
+    many hits (``size``), the strength asked for in all (``most``) and the Tactics used (``usable``)."""
+
+    __slots__ = ("bit", "most", "need", "rest", "size", "skull", "tactic", "uid", "usable")
+
+    def __init__(self, hits: SideHits, rest: _Hits | None, uid: int) -> None:
+        self.need, self.tactic, self.skull, self.bit = hits[0]
+        self.rest = rest
+        self.uid = uid
+        self.size = len(hits)
+        self.most = sum(hit[0] for hit in hits)
+        self.usable = frozenset(hit[1] for hit in hits)
+
+
 class SideRelaxation:
     """The side relaxation's figures, remembered by hits and start so that reveals, deployments and states
     that meet the same hits share them."""
 
     def __init__(self) -> None:
         """An empty memo (one per solve: it grows with the positions met)."""
-        self.memo: dict[tuple[SideHits, int, int, int, int, tuple[int, ...]], SideFigures] = {}
+        self.memo: dict[tuple[int, int, int, int, int, tuple[int, ...], int], SideFigures] = {}
+        self.chains: dict[SideHits, _Hits | None] = {(): None}
 
     def figures(
-        self, hits: SideHits, men: int, knights: int, down: int, beer: int, tactics: tuple[int, ...]
+        self,
+        hits: SideHits,
+        men: int,
+        knights: int,
+        down: int,
+        beer: int,
+        tactics: tuple[int, ...],
+        arrivals: int = 0,
     ) -> SideFigures:
         """The :class:`SideFigures` of ``men`` Craftsmen and Soldiers, ``knights`` Knights and ``down``
         laid-down Workers standing on a side that meets ``hits``, with ``beer`` Beer and ``tactics`` (counts
-        per :data:`.resolve.TACTICS`) all to itself."""
-        return self._solve(hits, men, knights, down, beer, tactics)
+        per :data:`.resolve.TACTICS`) all to itself, and up to ``arrivals`` more Workers (Craftsmen,
+        Soldiers or Knights) joining it before any hit.
+
+        The arrivals are the Muster Tokens' relaxation (D14). A unit moved onto a side joins it before some
+        card; a unit moved off a side would, had it stayed, only have added to the units there (and more
+        units at every moment never hold less nor keep less); a unit moved onto a side after its last hit
+        is kept there (counted as a Knight's strength). So each side's play with the units it really had is
+        a play of this relaxation, with the units moved onto it arriving when they did."""
+        return self._solve(self._chain(hits), men, knights, down, beer, tactics, arrivals)
+
+    def _chain(self, hits: SideHits) -> _Hits | None:
+        found = self.chains.get(hits, False)
+        if found is False:
+            found = _Hits(hits, self._chain(hits[1:]), len(self.chains))
+            self.chains[hits] = found
+        return found  # type: ignore[return-value]
 
     def _solve(
-        self, hits: SideHits, m: int, k: int, down: int, beer: int, tactics: tuple[int, ...]
+        self,
+        hits: _Hits | None,
+        m: int,
+        k: int,
+        down: int,
+        beer: int,
+        tactics: tuple[int, ...],
+        arrivals: int,
     ) -> SideFigures:
-        raw = (hits, m, k, down, beer, tactics)
+        if hits is None:
+            # Units may still arrive to be kept here (at most a Knight's strength each).
+            return SideFigures(0, 0, m + 2 * k + down + 2 * arrivals, 0, (0,))
+        raw = (hits.uid, m, k, down, beer, tactics, arrivals)
         found = self.memo.get(raw)
         if found is not None:
             return found
-        if not hits:
-            return SideFigures(0, 0, m + 2 * k + down, 0, (0,))
-        # What cannot matter any more: Beer beyond the men who may drink it (D13), Tactics no hit uses.
-        beer = min(beer, m)
-        usable = {hit[1] for hit in hits}
+        # What cannot matter any more: units of a kind beyond the strength still asked for (they are only
+        # kept: a side asked for N more touches at most N units of each kind), Beer beyond the men who may
+        # drink it (D13; men may still arrive), Tactics no hit uses.
+        most = hits.most
+        extra = max(m - most, 0) + 2 * max(k - most, 0) + max(down - most, 0)
+        if extra:
+            inner = self._solve(hits, min(m, most), min(k, most), min(down, most), beer, tactics, arrivals)
+            found = SideFigures(inner.falls, inner.skulls, inner.kept + extra, inner.forced, inner.demand)
+            self.memo[raw] = found
+            return found
+        beer = min(beer, m + arrivals)
+        usable = hits.usable
         tactics = tuple(count if t in usable else 0 for t, count in enumerate(tactics))
-        key = (hits, m, k, down, beer, tactics)
+        key = (hits.uid, m, k, down, beer, tactics, arrivals)
         found = self.memo.get(key)
         if found is None:
-            found = self._expand(hits, m, k, down, beer, tactics)
+            found = self._expand(hits, m, k, down, beer, tactics, arrivals)
             self.memo[key] = found
         self.memo[raw] = found
         return found
 
     def _expand(
-        self, hits: SideHits, m: int, k: int, down: int, beer: int, tactics: tuple[int, ...]
+        self, hits: _Hits, m: int, k: int, down: int, beer: int, tactics: tuple[int, ...], arrivals: int
     ) -> SideFigures:
-        need, tactic, skull, bit = hits[0]
-        rest = hits[1:]
+        need, tactic, skull, bit = hits.need, hits.tactic, hits.skull, hits.bit
+        rest = hits.rest
         available = tactics[tactic] if tactic >= 0 else 0
-        falls = skulls = len(hits) + 1
+        size = hits.size + 1
+        falls = skulls = size
         kept = forced = -1
-        demand = [NEVER] * (len(hits) + 1)
-        for used in range(min(need, available) + 1):
-            left = (*tactics[:tactic], available - used, *tactics[tactic + 1 :]) if used else tactics
-            for m2, k2, down2, drunk, held, _damage in absorb(m, k, down, need - used, beer):
-                after = self._solve(rest, m2, k2, down2, beer - drunk, left)
-                falls = min(falls, after.falls + (not held))
-                skulls = min(skulls, after.skulls + (not held and skull))
-                kept = max(kept, after.kept)
-                forced &= after.forced | (0 if held else bit)
-                spent = used + drunk
-                later = after.demand
-                for u in range(0 if held else 1, len(demand)):
-                    rest_u = u - (not held)
-                    cost = spent + later[min(rest_u, len(later) - 1)]
-                    if cost < demand[u]:
-                        demand[u] = cost
+        demand = [NEVER] * size
+        groups: dict[tuple[int, bool], tuple[int, ...]] = {}
+        # Before this hit, any of the arrivals may join: men or Knights (a laid-down Worker arriving does no
+        # more than a man would).
+        joining = [(men, knights) for men in range(arrivals + 1) for knights in range(arrivals - men + 1)]
+        for men, knights in joining:
+            later_arrivals = arrivals - men - knights
+            for used in range(min(need, available) + 1):
+                left = (*tactics[:tactic], available - used, *tactics[tactic + 1 :]) if used else tactics
+                for m2, k2, down2, drunk, held, _damage in absorb(
+                    m + men, k + knights, down, need - used, beer
+                ):
+                    after = self._solve(rest, m2, k2, down2, beer - drunk, left, later_arrivals)
+                    falls = min(falls, after.falls + (not held))
+                    skulls = min(skulls, after.skulls + (not held and skull))
+                    kept = max(kept, after.kept)
+                    forced &= after.forced | (0 if held else bit)
+                    # The rest's demand, padded to this side's length, least per (spent here, held).
+                    later = after.demand
+                    if len(later) < size:
+                        later = later + (later[-1],) * (size - len(later))
+                    group = (used + drunk, held)
+                    least = groups.get(group)
+                    groups[group] = later if least is None else tuple(map(min, least, later))
+        for (spent, held), later in groups.items():
+            shift = not held
+            for u in range(shift, size):
+                cost = spent + later[u - shift]
+                if cost < demand[u]:
+                    demand[u] = cost
         return SideFigures(falls, skulls, kept, forced, tuple(demand))
 
 
@@ -177,12 +248,26 @@ class RevealFigures:
     ceiling: int
 
 
+@cache
+def shares(muster: int) -> tuple[tuple[int, int, int, int], ...]:
+    """The ways to share ``muster`` arrivals between the four sides, each using them all (more arrivals
+    never bound less, so these are the only ones to try)."""
+    return tuple(
+        (a, b, c, muster - a - b - c)
+        for a in range(muster + 1)
+        for b in range(muster - a + 1)
+        for c in range(muster - a - b + 1)
+    )
+
+
 class DeploymentBounds:
     """Upper bounds on :meth:`.resolve.Table.best` per deployment and reveal, from the side relaxation.
 
     ``reveals``: per reveal, its attacks (resolution order) and its :class:`RevealFigures`; ``men`` and
     ``knights``: the Workers to deploy (Craftsmen and Soldiers as one kind). A deployment is given as its
-    ``(men, knights)`` per side.
+    ``(men, knights)`` per side. With ``muster`` Muster Tokens, the sides are relaxed with arrivals
+    (:meth:`SideRelaxation.figures`): each token moves one unit onto one side, so the sides' arrivals add
+    up to at most ``muster``.
     """
 
     def __init__(
@@ -194,21 +279,31 @@ class DeploymentBounds:
         tactics: tuple[int, ...],
         relaxation: SideRelaxation,
         weights: list[int] | None = None,
+        muster: int = 0,
     ) -> None:
-        """Computes every side's figures for every start of ``men`` and ``knights`` and every reveal, with
-        the position's ``beer`` and ``tactics``; ``weights``: how many reveals each stands for (1 each by
-        default), by which :meth:`quick` counts them."""
+        """Computes every side's figures for every start of ``men`` and ``knights``, every reveal and every
+        number of arrivals up to ``muster``, with the position's ``beer`` and ``tactics``; ``weights``: how
+        many reveals each stands for (1 each by default), by which :meth:`quick` counts them."""
         self.reveals = [figures for _attacks, figures in reveals]
         self.weights = [1] * len(reveals) if weights is None else list(weights)
         self.supply = beer + sum(tactics) - tactics[COVERS]
+        self.muster = muster
         starts = list(product(range(men + 1), range(knights + 1)))
-        #: Per side and start: the :class:`SideFigures` per reveal.
-        self.sides: list[dict[tuple[int, int], list[SideFigures]]] = []
-        for side in range(4):
-            hits = [side_hits(attacks, side) for attacks, _figures in reveals]
-            self.sides.append(
-                {start: [relaxation.figures(h, *start, 0, beer, tactics) for h in hits] for start in starts}
-            )
+        hits = [[side_hits(attacks, side) for attacks, _figures in reveals] for side in range(4)]
+        #: Per number of arrivals, side and start: the :class:`SideFigures` per reveal.
+        self.by_arrivals: list[list[dict[tuple[int, int], list[SideFigures]]]] = [
+            [
+                {
+                    start: [relaxation.figures(h, *start, 0, beer, tactics, a) for h in hits[side]]
+                    for start in starts
+                }
+                for side in range(4)
+            ]
+            for a in range(muster + 1)
+        ]
+        #: The sides' figures :meth:`quick` reads: every side with all the arrivals.
+        self.sides = self.by_arrivals[muster]
+        self.shares = shares(muster)
         # For :meth:`quick`: per side and start, the falls (Catapults added) and the skulls lost per reveal,
         # and the strength kept summed over the reveals.
         self.falls = [
@@ -234,7 +329,8 @@ class DeploymentBounds:
 
     def quick(self, sides: tuple[tuple[int, int], ...]) -> int:
         """A looser upper bound than the sum of :meth:`per_reveal`, quicker to compute (it leaves out the
-        cards every play lets fall): the bound that orders the deployments."""
+        cards every play lets fall, and gives every side all the arrivals): the bound that orders the
+        deployments."""
         a, b, c, d = sides
         f, s = self.falls, self.skulls
         w = self.weights
@@ -245,32 +341,37 @@ class DeploymentBounds:
 
     def per_reveal(self, sides: tuple[tuple[int, int], ...]) -> list[int]:
         """Per reveal, an upper bound on the best value from the deployment ``sides``: the least of the side
-        bound and the pooled relaxation's."""
-        a, b, c, d = sides
+        bound (the best over the ways to share the arrivals) and the pooled relaxation's."""
+        starts = sides
+        tables = self.by_arrivals
         out = []
-        for figures, f0, f1, f2, f3 in zip(
-            self.reveals, self.sides[0][a], self.sides[1][b], self.sides[2][c], self.sides[3][d], strict=True
-        ):
-            forced = f0.forced | f1.forced | f2.forced | f3.forced
-            falls = max(forced.bit_count(), f0.falls, f1.falls, f2.falls, f3.falls)
-            falls = enough(falls, self.supply, f0, f1, f2, f3)
-            undefended = max(figures.undefended, falls + figures.catapults)
-            lost = max((forced & figures.skull_mask).bit_count(), f0.skulls, f1.skulls, f2.skulls, f3.skulls)
-            kept = f0.kept + f1.kept + f2.kept + f3.kept
-            bound = (
-                undefended * UNDEFENDED
-                + kept * KEPT
-                + (figures.skulls - lost) * BRAVERY
-                + figures.saved * SAVED
+        for r, figures in enumerate(self.reveals):
+            best = max(
+                self._bound(figures, *(tables[share[j]][j][starts[j]][r] for j in range(4)))
+                for share in self.shares
             )
-            out.append(min(bound, figures.ceiling))
+            out.append(min(best, figures.ceiling))
         return out
+
+    def _bound(
+        self, figures: RevealFigures, f0: SideFigures, f1: SideFigures, f2: SideFigures, f3: SideFigures
+    ) -> int:
+        forced = f0.forced | f1.forced | f2.forced | f3.forced
+        falls = max(forced.bit_count(), f0.falls, f1.falls, f2.falls, f3.falls)
+        falls = enough(falls, self.supply, f0, f1, f2, f3)
+        undefended = max(figures.undefended, falls + figures.catapults)
+        lost = max((forced & figures.skull_mask).bit_count(), f0.skulls, f1.skulls, f2.skulls, f3.skulls)
+        kept = f0.kept + f1.kept + f2.kept + f3.kept
+        return (
+            undefended * UNDEFENDED + kept * KEPT + (figures.skulls - lost) * BRAVERY + figures.saved * SAVED
+        )
 
 
 class StateBound:
-    """An upper bound on :meth:`.resolve.Table.best` from any state without Muster Tokens, for one sequence
-    of attacks: the side relaxation from that state. The exact search uses it to skip plays that cannot
-    beat the best play found so far at the same card."""
+    """An upper bound on :meth:`.resolve.Table.best` from any state, for one sequence of attacks: the side
+    relaxation from that state (with ``t`` Muster Tokens left, the best over the ways to share ``t``
+    arrivals between the sides). The exact search uses it to skip plays that cannot beat the best play
+    found so far at the same card."""
 
     def __init__(self, attacks: tuple[Attack, ...], relaxation: SideRelaxation) -> None:
         """``attacks``: resolution order; ``relaxation``: the side relaxation's memo, shared by a solve."""
@@ -286,7 +387,7 @@ class StateBound:
         self.skulls = [sum(at.skull for at in attacks[i:]) for i in ends]
         self.catapults = [tuple(at for at in attacks[i:] if not at.hits) for i in ends]
         #: Per card index and side: the side's figures by its units and the resources (:meth:`_side`).
-        self.sides: list[list[dict[tuple[int, int, int, int, tuple[int, ...]], SideFigures]]] = [
+        self.sides: list[list[dict[tuple[int, int, int, int, tuple[int, ...], int], SideFigures]]] = [
             [{} for _side in range(4)] for _ in ends
         ]
 
@@ -299,9 +400,15 @@ class StateBound:
         return found
 
     def _bound(self, i: int, state: State) -> int:
-        u, beer, tactics, _muster = state
+        u, beer, tactics, muster = state
+        if muster:
+            return max(self._shared(i, u, beer, tactics, share) for share in shares(muster))
+        return self._shared(i, u, beer, tactics, (0, 0, 0, 0))
+
+    def _shared(self, i: int, u: Units, beer: int, tactics: tuple[int, ...], share: tuple[int, ...]) -> int:
+        """The side bound with ``share[j]`` arrivals on side ``j``."""
         f0, f1, f2, f3 = (
-            self._side(i, j, u[3 * j], u[3 * j + 1], u[3 * j + 2], beer, tactics) for j in range(4)
+            self._side(i, j, u[3 * j], u[3 * j + 1], u[3 * j + 2], beer, tactics, share[j]) for j in range(4)
         )
         forced = f0.forced | f1.forced | f2.forced | f3.forced
         falls = max(forced.bit_count(), f0.falls, f1.falls, f2.falls, f3.falls)
@@ -318,13 +425,13 @@ class StateBound:
         )
 
     def _side(
-        self, i: int, j: int, m: int, k: int, down: int, beer: int, tactics: tuple[int, ...]
+        self, i: int, j: int, m: int, k: int, down: int, beer: int, tactics: tuple[int, ...], arrivals: int
     ) -> SideFigures:
-        """Side ``j``'s figures from card ``i`` on, remembered here by the side's units and the resources
-        (a smaller key than the relaxation's, which holds the hits)."""
+        """Side ``j``'s figures from card ``i`` on, remembered here by the side's units, the resources and
+        the arrivals (a smaller key than the relaxation's, which holds the hits)."""
         cache = self.sides[i][j]
-        key = (m, k, down, beer, tactics)
+        key = (m, k, down, beer, tactics, arrivals)
         found = cache.get(key)
         if found is None:
-            found = cache[key] = self.figures(self.hits[i][j], m, k, down, beer, tactics)
+            found = cache[key] = self.figures(self.hits[i][j], m, k, down, beer, tactics, arrivals)
         return found

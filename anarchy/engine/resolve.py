@@ -234,7 +234,7 @@ class Table:
     ) -> None:
         """``attacks``: the cards in the order they are resolved; ``shared``: the memo of other tables of
         the same Castle, whose states are reused where the remaining cards are the same; ``bound``: an upper
-        bound on ``best(i, state)`` for states without Muster Tokens (the solver's side relaxation), with
+        bound on ``best(i, state)`` from any state (the solver's side relaxation), with
         which plays that cannot beat the best found at a card are skipped (the values stay exact)."""
         self.attacks = attacks
         self.bound = bound
@@ -338,7 +338,7 @@ class Table:
                 return upper[0]
         successors = self.successors(i, key)
         ranked = [(0, gain, after) for after, gain in successors.items()]
-        if self.bound is not None and key[3] == 0:
+        if self.bound is not None:
             # Most promising first; once a play's bound cannot beat the floor, neither can the rest.
             bound = self.bound
             ranked = sorted((gain + bound(i + 1, after), gain, after) for _, gain, after in ranked)
@@ -347,7 +347,7 @@ class Table:
         result: int | None = None
         for ceiling, gain, after in ranked:
             floor = alpha if best_value is None else best_value if alpha is None else max(alpha, best_value)
-            if self.bound is not None and key[3] == 0 and floor is not None and ceiling <= floor:
+            if self.bound is not None and floor is not None and ceiling <= floor:
                 result = ceiling if best_value is None else max(best_value, ceiling)
                 break
             value = gain + self.probe(i + 1, after, None if floor is None else floor - gain)

@@ -157,16 +157,11 @@ def solve(position: Position) -> Solution:
     ceilings = [relaxed_bound(t.attacks, pool, position.beer, tactics, pooled) for t in tables]
     ceiling = sum(w * c for w, c in zip(weights, ceilings, strict=True))
     every = list(deployments(position))
-    if position.muster:
-        bounds: list[list[int]] | _Lazy = [ceilings] * len(every)
-        ranked: list[int] = list(range(len(every)))
-        totals = [ceiling] * len(every)
-    else:
-        side_bounds = _side_bounds(position, tables, ceilings, tactics, relaxation, weights)
-        sides = [tuple((c + s, k) for c, s, k in d.sides) for d in every]
-        totals = [min(ceiling, side_bounds.quick(key)) for key in sides]
-        ranked = sorted(range(len(every)), key=totals.__getitem__, reverse=True)
-        bounds = _Lazy(side_bounds, sides)
+    side_bounds = _side_bounds(position, tables, ceilings, tactics, relaxation, weights)
+    sides = [tuple((c + s, k) for c, s, k in d.sides) for d in every]
+    totals = [min(ceiling, side_bounds.quick(key)) for key in sides]
+    ranked = sorted(range(len(every)), key=totals.__getitem__, reverse=True)
+    bounds = _Lazy(side_bounds, sides)
     found = _search(position, tables, weights, every, ranked, totals, bounds)
     n = sum(weights)
     return Solution(every[found.index], _expectation(found.value + catapults, n), found.count)
@@ -247,6 +242,7 @@ def _side_bounds(
         tactics,
         relaxation,
         weights,
+        position.muster,
     )
 
 
@@ -267,7 +263,7 @@ def _search(
     every: list[Deployment],
     ranked: list[int],
     totals: list[int],
-    bounds: list[list[int]] | _Lazy,
+    bounds: _Lazy,
 ) -> _Found:
     """Branch and bound over ``every`` deployment in the order ``ranked``; ``totals[i]`` bounds deployment
     ``i``'s summed value and ``bounds[i]`` its value per class of reveals, each class counted ``weights``

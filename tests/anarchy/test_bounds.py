@@ -3,8 +3,9 @@ resolve.Table.probe): every bound is at least the exact best value it bounds, fo
 reveal and state met on the best line, and a probe is exact above its threshold and an upper bound at
 or below it (D6, D7–D28).
 
-Positions have up to 4 cards, 5 Workers, 2 of each Tactic and 2 Beer and no Muster Token (the side bound
-holds only when no unit can move, D14), so that the sides compete for Beer and Tactics.
+Positions have up to 4 cards, 5 Workers, 2 of each Tactic, 2 Beer and 0–2 Muster Tokens, so that the sides
+compete for Beer and Tactics and units move between them (D14: the side bound then lets units arrive on a
+side, at most as many as there are tokens).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ BOUNDS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthC
 
 @st.composite
 def positions(draw: st.DrawFn) -> Position:
-    """A random position of round 2–3 with no Muster Token (D3, D4, D9, D10, D13)."""
+    """A random position of round 2–3 with 0–2 Muster Tokens (D3, D4, D9, D10, D13, D14)."""
     round_ = draw(st.integers(2, 3))
     row = draw_row(draw, round_)
     workers = draw(
@@ -45,6 +46,7 @@ def positions(draw: st.DrawFn) -> Position:
         soldiers=workers[1],
         knights=workers[2],
         beer=draw(small),
+        muster=draw(small),
     )
 
 
