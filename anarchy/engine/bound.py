@@ -101,7 +101,7 @@ class SideRelaxation:
 
     def __init__(self) -> None:
         """An empty memo (one per solve: it grows with the positions met)."""
-        self.memo: dict[tuple[int, int, int, int, int, tuple[int, ...], int], SideFigures] = {}
+        self.memo: dict[tuple[int, int, int, int, int, tuple[int, ...], int, bool], SideFigures] = {}
         self.chains: dict[SideHits, _Hits | None] = {(): None}
 
     def figures(
@@ -124,7 +124,7 @@ class SideRelaxation:
         units at every moment never hold less nor keep less); a unit moved onto a side after its last hit
         is kept there (counted as a Knight's strength). So each side's play with the units it really had is
         a play of this relaxation, with the units moved onto it arriving when they did."""
-        return self._solve(self._chain(hits), men, knights, down, beer, tactics, arrivals)
+        return self._solve(self._chain(hits), men, knights, down, beer, tactics, arrivals, True)
 
     def _chain(self, hits: SideHits) -> _Hits | None:
         found = self.chains.get(hits, False)
@@ -142,11 +142,14 @@ class SideRelaxation:
         beer: int,
         tactics: tuple[int, ...],
         arrivals: int,
+        join: bool,
     ) -> SideFigures:
+        """The figures from ``hits`` on; ``join``: whether arrivals may join before the first of them."""
         if hits is None:
             # Units may still arrive to be kept here (at most a Knight's strength each).
             return SideFigures(0, 0, m + 2 * k + down + 2 * arrivals, 0, (0,))
-        raw = (hits.uid, m, k, down, beer, tactics, arrivals)
+        join = join and arrivals > 0
+        raw = (hits.uid, m, k, down, beer, tactics, arrivals, join)
         found = self.memo.get(raw)
         if found is not None:
             return found
@@ -156,23 +159,33 @@ class SideRelaxation:
         most = hits.most
         extra = max(m - most, 0) + 2 * max(k - most, 0) + max(down - most, 0)
         if extra:
-            inner = self._solve(hits, min(m, most), min(k, most), min(down, most), beer, tactics, arrivals)
+            inner = self._solve(
+                hits, min(m, most), min(k, most), min(down, most), beer, tactics, arrivals, join
+            )
             found = SideFigures(inner.falls, inner.skulls, inner.kept + extra, inner.forced, inner.demand)
             self.memo[raw] = found
             return found
         beer = min(beer, m + arrivals)
         usable = hits.usable
         tactics = tuple(count if t in usable else 0 for t, count in enumerate(tactics))
-        key = (hits.uid, m, k, down, beer, tactics, arrivals)
+        key = (hits.uid, m, k, down, beer, tactics, arrivals, join)
         found = self.memo.get(key)
         if found is None:
-            found = self._expand(hits, m, k, down, beer, tactics, arrivals)
+            found = self._expand(hits, m, k, down, beer, tactics, arrivals, join)
             self.memo[key] = found
         self.memo[raw] = found
         return found
 
     def _expand(
-        self, hits: _Hits, m: int, k: int, down: int, beer: int, tactics: tuple[int, ...], arrivals: int
+        self,
+        hits: _Hits,
+        m: int,
+        k: int,
+        down: int,
+        beer: int,
+        tactics: tuple[int, ...],
+        arrivals: int,
+        join: bool,
     ) -> SideFigures:
         need, tactic, skull, bit = hits.need, hits.tactic, hits.skull, hits.bit
         rest = hits.rest
@@ -182,9 +195,15 @@ class SideRelaxation:
         kept = forced = -1
         demand = [NEVER] * size
         groups: dict[tuple[int, bool], tuple[int, ...]] = {}
-        # Before this hit, any of the arrivals may join: men or Knights (a laid-down Worker arriving does no
-        # more than a man would).
-        joining = [(men, knights) for men in range(arrivals + 1) for knights in range(arrivals - men + 1)]
+        # Arrivals join men or Knights (a laid-down Worker arriving does no more than a man would), and only
+        # at the start or after a hit the side let fall: a unit that joins while the side holds does as well
+        # joining at the start of that run of held hits (more units never hold less); one that joins just
+        # before a fall is spent in it for nothing.
+        joining = (
+            [(men, knights) for men in range(arrivals + 1) for knights in range(arrivals - men + 1)]
+            if join
+            else [(0, 0)]
+        )
         for men, knights in joining:
             later_arrivals = arrivals - men - knights
             for used in range(min(need, available) + 1):
@@ -192,7 +211,7 @@ class SideRelaxation:
                 for m2, k2, down2, drunk, held, _damage in absorb(
                     m + men, k + knights, down, need - used, beer
                 ):
-                    after = self._solve(rest, m2, k2, down2, beer - drunk, left, later_arrivals)
+                    after = self._solve(rest, m2, k2, down2, beer - drunk, left, later_arrivals, not held)
                     falls = min(falls, after.falls + (not held))
                     skulls = min(skulls, after.skulls + (not held and skull))
                     kept = max(kept, after.kept)
@@ -289,20 +308,15 @@ class DeploymentBounds:
         self.supply = beer + sum(tactics) - tactics[COVERS]
         self.muster = muster
         starts = list(product(range(men + 1), range(knights + 1)))
-        hits = [[side_hits(attacks, side) for attacks, _figures in reveals] for side in range(4)]
-        #: Per number of arrivals, side and start: the :class:`SideFigures` per reveal.
+        self.hits = [[side_hits(attacks, side) for attacks, _figures in reveals] for side in range(4)]
+        self.relaxation = relaxation
+        self.beer, self.tactics = beer, tactics
+        #: Per number of arrivals, side and start: the :class:`SideFigures` per reveal, filled as they are
+        #: needed (:meth:`_figures`) but for all the arrivals, which :meth:`quick` reads for every start.
         self.by_arrivals: list[list[dict[tuple[int, int], list[SideFigures]]]] = [
-            [
-                {
-                    start: [relaxation.figures(h, *start, 0, beer, tactics, a) for h in hits[side]]
-                    for start in starts
-                }
-                for side in range(4)
-            ]
-            for a in range(muster + 1)
+            [{} for _side in range(4)] for _a in range(muster + 1)
         ]
-        #: The sides' figures :meth:`quick` reads: every side with all the arrivals.
-        self.sides = self.by_arrivals[muster]
+        self.sides = [{start: self._figures(muster, side, start) for start in starts} for side in range(4)]
         self.shares = shares(muster)
         # For :meth:`quick`: per side and start, the falls (Catapults added) and the skulls lost per reveal,
         # and the strength kept summed over the reveals.
@@ -342,16 +356,23 @@ class DeploymentBounds:
     def per_reveal(self, sides: tuple[tuple[int, int], ...]) -> list[int]:
         """Per reveal, an upper bound on the best value from the deployment ``sides``: the least of the side
         bound (the best over the ways to share the arrivals) and the pooled relaxation's."""
-        starts = sides
-        tables = self.by_arrivals
+        per_share = [[self._figures(share[j], j, sides[j]) for j in range(4)] for share in self.shares]
         out = []
         for r, figures in enumerate(self.reveals):
-            best = max(
-                self._bound(figures, *(tables[share[j]][j][starts[j]][r] for j in range(4)))
-                for share in self.shares
-            )
+            best = max(self._bound(figures, f0[r], f1[r], f2[r], f3[r]) for f0, f1, f2, f3 in per_share)
             out.append(min(best, figures.ceiling))
         return out
+
+    def _figures(self, arrivals: int, side: int, start: tuple[int, int]) -> list[SideFigures]:
+        """Side ``side``'s figures per reveal from ``start`` with ``arrivals``, remembered."""
+        table = self.by_arrivals[arrivals][side]
+        found = table.get(start)
+        if found is None:
+            found = table[start] = [
+                self.relaxation.figures(h, *start, 0, self.beer, self.tactics, arrivals)
+                for h in self.hits[side]
+            ]
+        return found
 
     def _bound(
         self, figures: RevealFigures, f0: SideFigures, f1: SideFigures, f2: SideFigures, f3: SideFigures
