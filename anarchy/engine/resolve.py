@@ -364,27 +364,33 @@ class Table:
 
     def successors(self, i: int, state: State) -> dict[State, int]:
         """The states the plays at card ``i`` lead to from ``state``, each with the best gain reaching it
-        (what :meth:`plays` yields, without the plays themselves). Without Muster Tokens a card changes only
-        the units on the sides it hits, the Beer and its Tactic, so the outcomes are remembered by those."""
+        (what :meth:`plays` yields, without the plays themselves). After the Muster moves a card changes
+        only the units on the sides it hits, the Beer and its Tactic, so its outcomes are remembered by
+        those (:func:`_outcomes`)."""
         at = self.attacks[i]
         units, beer, tactics, muster = state
         out: dict[State, int] = {}
-        if muster or not at.hits:
-            for gain, _play, after in self.plays(i, state):
-                if out.get(after, gain - 1) < gain:
-                    out[after] = gain
+        if not at.hits:
+            for gain, _play, reached in self.plays(i, state):
+                if out.get(reached, gain - 1) < gain:
+                    out[reached] = gain
             return out
         sides = self.hit_sides[i]
-        local = tuple(units[3 * j + kind] for j in sides for kind in range(3))
         available = tactics[at.tactic] if at.tactic >= 0 else 0
-        for gain, after_local, beer_left, left in _outcomes(at, sides, local, beer, available):
-            moved = list(units)
-            for n, j in enumerate(sides):
-                moved[3 * j : 3 * j + 3] = after_local[3 * n : 3 * n + 3]
-            tactics_left = tactics
-            if at.tactic >= 0 and left != available:
-                tactics_left = (*tactics[: at.tactic], left, *tactics[at.tactic + 1 :])
-            out[(tuple(moved), beer_left, tactics_left, 0)] = gain
+        for moves, moved in self._musters(at, units, muster):
+            local = tuple(moved[3 * j + kind] for j in sides for kind in range(3))
+            for gain, after_local, beer_left, left, held in _outcomes(at, sides, local, beer, available):
+                if moves and not _needed(moves, sides, held, after_local):
+                    continue
+                after: list[int] = list(moved)
+                for n, j in enumerate(sides):
+                    after[3 * j : 3 * j + 3] = after_local[3 * n : 3 * n + 3]
+                tactics_left = tactics
+                if at.tactic >= 0 and left != available:
+                    tactics_left = (*tactics[: at.tactic], left, *tactics[at.tactic + 1 :])
+                key = (tuple(after), beer_left, tactics_left, muster - len(moves))
+                if out.get(key, gain - 1) < gain:
+                    out[key] = gain
         return out
 
     def line(self, state: State) -> list[tuple[Play, State, State]]:
@@ -503,22 +509,36 @@ class Table:
 @lru_cache(maxsize=1 << 16)
 def _outcomes(
     at: Attack, sides: tuple[int, ...], local: Units, beer: int, available: int
-) -> tuple[tuple[int, Units, int, int], ...]:
+) -> tuple[tuple[int, Units, int, int, tuple[bool, ...]], ...]:
     """What taking ``at`` can leave on the ``sides`` it hits, from their units ``local`` (``(m, k, l)`` per
     side in ``sides`` order), ``beer`` and ``available`` of its Tactic: ``(gain, units after, Beer left,
-    Tactic left)``, each outcome once with its best gain (:meth:`Table._resolve`, D10–D13)."""
+    Tactic left, held per side)``, each outcome once with its best gain (:meth:`Table._resolve`,
+    D10–D13)."""
     units = [0] * 12
     for n, j in enumerate(sides):
         units[3 * j : 3 * j + 3] = local[3 * n : 3 * n + 3]
     tactics = tuple(available if t == at.tactic else 0 for t in range(len(TACTICS)))
-    found: dict[tuple[Units, int, int], int] = {}
-    for gain, _sides, after_units, beer_left, tactics_left in Table._resolve(at, tuple(units), beer, tactics):
+    found: dict[tuple[Units, int, int, tuple[bool, ...]], int] = {}
+    for gain, plays, after_units, beer_left, tactics_left in Table._resolve(at, tuple(units), beer, tactics):
         after_local = tuple(after_units[3 * j + kind] for j in sides for kind in range(3))
         left = tactics_left[at.tactic] if at.tactic >= 0 else 0
-        index = (after_local, beer_left, left)
+        held = {play.side: play.held for play in plays}
+        index = (after_local, beer_left, left, tuple(held[j] for j in sides))
         if found.get(index, gain - 1) < gain:
             found[index] = gain
     return tuple((gain, *index) for index, gain in found.items())
+
+
+def _needed(moves: tuple[Move, ...], sides: tuple[int, ...], held: tuple[bool, ...], after: Units) -> bool:
+    """:func:`_justified` on an outcome of :func:`_outcomes`: ``held`` and the units ``after`` per side in
+    ``sides`` order."""
+    for move in moves:
+        if move.source in sides and not held[sides.index(move.source)]:
+            continue
+        if move.target in sides and not after[3 * sides.index(move.target) + move.kind]:
+            continue
+        return False
+    return True
 
 
 def _may_fall(side: int, need: dict[int, int], units: Units) -> bool:
