@@ -390,8 +390,7 @@ class DeploymentBounds:
 
 class StateBound:
     """An upper bound on :meth:`.resolve.Table.best` from any state, for one sequence of attacks: the side
-    relaxation from that state (with ``t`` Muster Tokens left, the best over the ways to share ``t``
-    arrivals between the sides). The exact search uses it to skip plays that cannot beat the best play
+    relaxation from that state (with ``t`` Muster Tokens left, ``t`` arrivals on every side). The exact search uses it to skip plays that cannot beat the best play
     found so far at the same card."""
 
     def __init__(self, attacks: tuple[Attack, ...], relaxation: SideRelaxation) -> None:
@@ -421,10 +420,10 @@ class StateBound:
         return found
 
     def _bound(self, i: int, state: State) -> int:
+        # With Muster Tokens left, every side may take them all as arrivals: looser than sharing them out
+        # as the deployment bound does, but one evaluation in place of one per share, at every node.
         u, beer, tactics, muster = state
-        if muster:
-            return max(self._shared(i, u, beer, tactics, share) for share in shares(muster))
-        return self._shared(i, u, beer, tactics, (0, 0, 0, 0))
+        return self._shared(i, u, beer, tactics, (muster,) * 4)
 
     def _shared(self, i: int, u: Units, beer: int, tactics: tuple[int, ...], share: tuple[int, ...]) -> int:
         """The side bound with ``share[j]`` arrivals on side ``j``."""
