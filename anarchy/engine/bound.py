@@ -390,8 +390,8 @@ class DeploymentBounds:
 
 class StateBound:
     """An upper bound on :meth:`.resolve.Table.best` from any state, for one sequence of attacks: the side
-    relaxation from that state (with ``t`` Muster Tokens left, ``t`` arrivals on every side). The exact search uses it to skip plays that cannot beat the best play
-    found so far at the same card."""
+    relaxation from that state (with ``t`` Muster Tokens left, ``t`` arrivals on every side). The exact
+    search uses it to skip plays that cannot beat the best play found so far at the same card."""
 
     def __init__(self, attacks: tuple[Attack, ...], relaxation: SideRelaxation) -> None:
         """``attacks``: resolution order; ``relaxation``: the side relaxation's memo, shared by a solve."""
