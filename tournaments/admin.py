@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from tournaments.models import Entry, Event, Round, Table
+from tournaments.models import Entry, Event, Round, Table, Team
 
 
 @admin.register(Event)
@@ -20,8 +20,16 @@ class EventAdmin(admin.ModelAdmin[Event]):
 class EntryAdmin(admin.ModelAdmin[Entry]):
     """Entries of events."""
 
-    list_display = ("event", "user", "withdrawn")
+    list_display = ("event", "user", "team", "withdrawn")
     list_filter = ("withdrawn",)
+
+
+@admin.register(Team)
+class TeamAdmin(admin.ModelAdmin[Team]):
+    """Teams of Allegiance events."""
+
+    list_display = ("name", "event", "created_at")
+    search_fields = ("name",)
 
 
 @admin.register(Round)

@@ -77,6 +77,20 @@ class EventCreateForm(forms.Form):
         initial=1,
         required=False,
     )
+    allegiance = forms.ChoiceField(
+        label=gettext_lazy("Allegiance (teams)"),
+        choices=[
+            ("", gettext_lazy("No teams: everyone plays for themselves")),
+            ("pairs", gettext_lazy("Teams of two (tables of 4 or 6 players)")),
+            ("triples", gettext_lazy("Teams of three (tables of 6 players)")),
+        ],
+        required=False,
+        initial="",
+        help_text=gettext_lazy(
+            "Players sign up as teams; teammates sit on their team's seats and win together. "
+            "Cannot be combined with Castle Siege."
+        ),
+    )
     castle_siege = forms.BooleanField(
         label=gettext_lazy("Castle Siege"), required=False, help_text=OPTION_TEXTS["castle_siege"]
     )
@@ -163,7 +177,10 @@ class EventCreateForm(forms.Form):
             table_size=data["table_size"],
             rounds=data.get("rounds") or 3,
             advance_k=data.get("advance_k") or 1,
-            options={k: True for k in services.EVENT_OPTIONS if data.get(k)},
+            options={
+                **{k: True for k in services.EVENT_OPTIONS if data.get(k)},
+                **({"allegiance": data["allegiance"]} if data.get("allegiance") else {}),
+            },
             time_control=data["time_control"],
             turn_seconds=self._seconds("turn_hours"),
             response_seconds=self._seconds("response_hours"),
@@ -178,12 +195,21 @@ class EventCreateForm(forms.Form):
         )
 
     def clean(self) -> dict[str, Any]:
-        """Check the whole event with the service's own rules; each problem goes to its field."""
+        """Check the whole event with the service's own rules; each problem goes to its field. Allegiance
+        is checked here first, with its own messages: pairs at tables of 4 or 6, triples at 6, never with
+        Castle Siege (R105)."""
         cleaned = super().clean() or {}
         if cleaned.get("time_control") == "custom":
             for name in ("turn_hours", "response_hours"):
                 if not cleaned.get(name):
                     self.add_error(name, gettext_lazy("Enter the hours for a custom time control."))
+        allegiance, size = cleaned.get("allegiance"), cleaned.get("table_size")
+        if allegiance == "pairs" and size not in (None, 4, 6):
+            self.add_error("allegiance", gettext_lazy("Teams of two play at tables of 4 or 6 players."))
+        elif allegiance == "triples" and size not in (None, 6):
+            self.add_error("allegiance", gettext_lazy("Teams of three play at tables of 6 players."))
+        elif allegiance and cleaned.get("castle_siege"):
+            self.add_error("allegiance", gettext_lazy("Allegiance cannot be combined with Castle Siege."))
         if self.errors:
             return cleaned
         messages = {
@@ -198,6 +224,14 @@ class EventCreateForm(forms.Form):
             ),
             "options": gettext_lazy("These optional rules cannot be played together at this table size."),
         }
+        if allegiance:
+            messages["advance_k"] = gettext_lazy(
+                "Between 1 and one less than the teams at a table advance from each table."
+            )
+            messages["points_by_rank"] = gettext_lazy(
+                "Give one number from 0 to 100 for each team's place at the table (two or three teams); "
+                "a better place never scores less."
+            )
         for name, _message in services.spec_errors(self.spec(), timezone.now()).items():
             field = name if name in self.fields else None
             self.add_error(field, messages.get(name, gettext_lazy("Check this value.")))

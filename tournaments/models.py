@@ -1,6 +1,7 @@
-"""Tournaments (issue 34): an ``Event`` with its ``Entry`` rows, ``Round`` rows and, per round, the
-``Table`` rows (one Medieval Mastery game each) with their ``TableSeat`` rows, and the ``RoundBye`` rows of
-players who sat a round out. Every write goes through :mod:`tournaments.services`.
+"""Tournaments (issue 34): an ``Event`` with its ``Entry`` rows (and, in an Allegiance event, its ``Team``
+rows), ``Round`` rows and, per round, the ``Table`` rows (one Medieval Mastery game each) with their
+``TableSeat`` rows, and the ``RoundBye`` rows of players who sat a round out. Every write goes through
+:mod:`tournaments.services`.
 
 A round is created once: ``(event, number)`` is unique and a player has at most one seat per round
 (``TableSeat`` carries its round for that constraint), so a worker killed half-way (its transaction rolls
@@ -12,6 +13,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
 from games.models import Game
@@ -93,11 +95,30 @@ class Event(models.Model):
         return self.name
 
 
+class Team(models.Model):
+    """A team of an Allegiance event (R105–R111): two or three players, named by the player who started
+    it, the name unique in the event whatever its case. A team that is not full at the start is completed
+    by bots; one that loses its last member before the start is deleted."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="teams")
+    name = models.CharField(_("team name"), max_length=40)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("pk",)
+        constraints = [models.UniqueConstraint(Lower("name"), "event", name="team_unique_name")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class Entry(models.Model):
-    """A player's entry in an event; a withdrawn entry keeps its results but is seated no more."""
+    """A player's entry in an event; a withdrawn entry keeps its results but is seated no more. In an
+    Allegiance event ``team`` is the player's team (empty once they withdraw before the start)."""
 
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="entries")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="event_entries")
+    team = models.ForeignKey(Team, null=True, blank=True, on_delete=models.SET_NULL, related_name="members")
     withdrawn = models.BooleanField(default=False)
     withdrawn_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -146,11 +167,15 @@ class Table(models.Model):
 
 class TableSeat(models.Model):
     """A seat at a table: an entry, or a bot (``entry`` empty). ``seat`` is the order the seating gave
-    (standing or seed order); the game draws its own seat order at the start."""
+    (standing or seed order); the game draws its own seat order at the start. In an Allegiance event
+    ``seat`` is the game's own seat number (the engine's, fixed so that teammates sit on the seats
+    R106/R107 give a team) and ``team`` the team the seat plays for: a member, or a bot completing the
+    team; both empty for a seat of a bot team."""
 
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="+")
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
     entry = models.ForeignKey(Entry, null=True, blank=True, on_delete=models.CASCADE, related_name="seats")
+    team = models.ForeignKey(Team, null=True, blank=True, on_delete=models.PROTECT, related_name="seats")
     seat = models.PositiveSmallIntegerField()
 
     class Meta:

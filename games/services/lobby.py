@@ -346,7 +346,12 @@ def seats_fill_with_bots(*, game_id: int, user: User, level: str = "normal") -> 
 
 
 def game_start(
-    *, game_id: int, user: User | None, seed: int | None = None, bots_after_commit: bool = False
+    *,
+    game_id: int,
+    user: User | None,
+    seed: int | None = None,
+    bots_after_commit: bool = False,
+    seat_order: list[int] | None = None,
 ) -> Game:
     """Start a full lobby: random seat order and first player via the engine's seeded RNG, then the
     engine's setup (R18–R25). Bots to move act at once (a ``hard`` bot in the ``bots_play`` task).
@@ -358,9 +363,14 @@ def game_start(
             once the caller's transaction commits, instead of playing them inside it: for a caller that
             starts many games in one transaction holding its own locks (a tournament round). The moves are
             the same (a bot's seed is the game id and ``seq``).
+        seat_order: the engine seat of each lobby seat, in lobby order (``seat_order[i]`` for the seat
+            that joined ``i``-th), instead of a random order: for a caller that seats Allegiance teams on
+            the engine's teammate seats (R106, R107; a tournament's team event). The first player is
+            still the engine's draw (R25).
 
     Raises:
-        Forbidden: not the creator. Conflict: not a full lobby.
+        Forbidden: not the creator. Conflict: not a full lobby. ValueError: ``seat_order`` is not an
+        order of the seats (a caller's mistake, never a player's input; nothing is written).
     """
     with transaction.atomic():
         game = _creator_lobby(
@@ -374,7 +384,12 @@ def game_start(
             raise Conflict("every seat must be filled (invite players or add bots)")
         seed = secrets.randbits(62) if seed is None else seed
         order = list(range(len(seats)))
-        Rng(seed ^ 0x5EA7).shuffle(order)  # random seat order (clockwise = turn order, R25)
+        if seat_order is None:
+            Rng(seed ^ 0x5EA7).shuffle(order)  # random seat order (clockwise = turn order, R25)
+        elif sorted(seat_order) != order:
+            raise ValueError("seat_order must name every seat once")
+        else:
+            order = list(seat_order)
         for seat in seats:  # two passes keep the (game, number) constraint satisfied
             seat.number = 100 + seat.number
             seat.save(update_fields=["number"])
