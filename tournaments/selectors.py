@@ -18,7 +18,7 @@ nothing).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -148,20 +148,46 @@ def event_results(event: Event) -> EventResults:
         p = str(user_id)
         points[p] = points.get(p, 0.0) + got
         results.byes[p] = results.byes.get(p, 0) + 1
+    _sum_up(results, points, vp, played, h2h, opponents)
+    _last_round(results, tables, finished, ranks, lambda last: [str(u) for u, _g, n in bye_rows if n == last])
+    return results
+
+
+def _sum_up(
+    results: EventResults,
+    points: dict[str, float],
+    vp: dict[str, float],
+    played: dict[str, int],
+    h2h: dict[str, dict[str, float]],
+    opponents: dict[str, list[str]],
+) -> None:
+    """Store the totals in ``results`` with the tie-breaks (Buchholz-like sum of opponents' points, then
+    VP, then head to head) and the order they give (:func:`seating.standings_order`)."""
     results.points, results.vp, results.played = points, vp, played
     results.head_to_head = {p: dict(row) for p, row in h2h.items()}
     results.buchholz = seating.buchholz_scores(points, opponents)
     results.order = seating.standings_order(points, results.buchholz, vp, results.head_to_head)
+
+
+def _last_round(
+    results: EventResults,
+    tables: list[Table],
+    finished: Mapping[int, object],
+    ranks: Mapping[int, Sequence[tuple[str | None, int, int]]],
+    byes: Callable[[int], list[str]],
+) -> None:
+    """When every table of the latest round has finished: its tables' finishing orders (by rank, then VP)
+    and its byes (``byes(round number)``) in ``results``, which elimination reads."""
     last = max((t.round.number for t in tables), default=None)
-    if last is not None:
-        latest = sorted((t for t in tables if t.round.number == last), key=lambda t: t.number)
-        if all(t.game_id in finished for t in latest):
-            results.last_round = [
-                [p for p, _r, _v in sorted(ranks[t.game_id], key=lambda row: (row[1], -row[2]))]
-                for t in latest
-            ]
-            results.last_byes = [str(u) for u, _g, n in bye_rows if n == last]
-    return results
+    if last is None:
+        return
+    latest = sorted((t for t in tables if t.round.number == last), key=lambda t: t.number)
+    if all(t.game_id in finished for t in latest):
+        results.last_round = [
+            [p for p, _r, _v in sorted(ranks.get(t.game_id, []), key=lambda row: (row[1], -row[2])) if p]
+            for t in latest
+        ]
+        results.last_byes = byes(last)
 
 
 def team_results(event: Event) -> EventResults:
@@ -222,19 +248,14 @@ def team_results(event: Event) -> EventResults:
     for (unit, _number), got in byes.items():
         points[unit] = points.get(unit, 0.0) + got
         results.byes[unit] = results.byes.get(unit, 0) + 1
-    results.points, results.vp, results.played = points, vp, played
-    results.head_to_head = {u: dict(row) for u, row in h2h.items()}
-    results.buchholz = seating.buchholz_scores(points, opponents)
-    results.order = seating.standings_order(points, results.buchholz, vp, results.head_to_head)
-    last = max((t.round.number for t in tables), default=None)
-    if last is not None:
-        latest = sorted((t for t in tables if t.round.number == last), key=lambda t: t.number)
-        if all(t.game_id in finished for t in latest):
-            results.last_round = [
-                [u for u, _p, _v in sorted(ranks.get(t.game_id, []), key=lambda r: (r[1], -r[2])) if u]
-                for t in latest
-            ]
-            results.last_byes = sorted({u for u, n in byes if n == last}, key=units.index)
+    _sum_up(results, points, vp, played, h2h, opponents)
+    _last_round(
+        results,
+        tables,
+        finished,
+        ranks,
+        lambda last: sorted({u for u, n in byes if n == last}, key=units.index),
+    )
     return results
 
 
