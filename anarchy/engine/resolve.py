@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import product
+from operator import itemgetter
 
 from .cards import DEFENCES, AttackType, Card, Fortification, Tactic
 
@@ -327,9 +328,7 @@ class Table:
         if found is not None:
             return found[0]
         if i == len(self.attacks):
-            units, beer, tactics, _muster = key
-            kept = sum(units[j] + 2 * units[j + 1] + units[j + 2] for j in (0, 3, 6, 9))
-            value = kept * KEPT + (beer + sum(tactics)) * SAVED
+            value = _final(key)
             self.memo[i][key] = (value, None, None)
             return value
         if alpha is not None:
@@ -337,12 +336,17 @@ class Table:
             if upper is not None and upper[0] <= alpha:
                 return upper[0]
         successors = self.successors(i, key)
+        if i + 1 == len(self.attacks):
+            # The last card: each play's value is known at once (strength kept, Tactics and Beer left).
+            last = max(gain + _final(after) for after, gain in successors.items())
+            self.memo[i][key] = (last, None, None)
+            return last
         ranked = [(0, gain, after) for after, gain in successors.items()]
         if self.bound is not None:
             # Most promising first; once a play's bound cannot beat the floor, neither can the rest.
             bound = self.bound
-            ranked = sorted((gain + bound(i + 1, after), gain, after) for _, gain, after in ranked)
-            ranked.reverse()
+            ranked = [(gain + bound(i + 1, after), gain, after) for _, gain, after in ranked]
+            ranked.sort(key=itemgetter(0), reverse=True)
         best_value: int | None = None
         result: int | None = None
         for ceiling, gain, after in ranked:
@@ -504,6 +508,13 @@ class Table:
                 if at.tactic >= 0 and spent:
                     tactics_left = (*tactics[: at.tactic], available - spent, *tactics[at.tactic + 1 :])
                 yield gain, tuple(sides), tuple(after), beer - drunk, tactics_left
+
+
+def _final(state: State) -> int:
+    """The value of a state after the last card: the strength kept (D27) and the Tactics and Beer left."""
+    units, beer, tactics, _muster = state
+    kept = sum(units[j] + 2 * units[j + 1] + units[j + 2] for j in (0, 3, 6, 9))
+    return kept * KEPT + (beer + sum(tactics)) * SAVED
 
 
 @lru_cache(maxsize=1 << 16)
