@@ -56,10 +56,11 @@ class Hit:
     need: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Attack:
     """A card as it meets one Castle: its ``hits`` (none for a Catapult), the Catapult's ``castle``
-    strength, its Tactic's index in ``TACTICS`` (or -1) and its skull."""
+    strength, its Tactic's index in ``TACTICS`` (or -1) and its skull. :func:`attack` gives one object per
+    card and Castle, so attacks compare and hash by identity (cheap as a cache key)."""
 
     card: Card
     hits: tuple[Hit, ...]
@@ -98,6 +99,7 @@ def fortification(
     return 0
 
 
+@lru_cache(maxsize=1 << 12)
 def attack(
     card: Card, values: tuple[int, ...], walls: tuple[int, ...], towers: tuple[int, ...], moat: int, gate: int
 ) -> Attack:
