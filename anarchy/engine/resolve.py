@@ -264,6 +264,11 @@ class Table:
             self.workers.append(bool(reached))
         #: Per card index: the sides it hits (:meth:`successors`).
         self.hit_sides = [tuple(sorted({h.side for h in at.hits})) for at in attacks]
+        #: Per card index: what reads the units on the sides it hits out of a state's units, in order.
+        self.local = [
+            itemgetter(*[3 * j + kind for j in sides for kind in range(3)]) if sides else None
+            for sides in self.hit_sides
+        ]
 
     def reduce(self, i: int, state: State) -> tuple[State, int]:
         """``(key, offset)``: ``state`` without what can no longer change, whose value is ``offset``, so
@@ -382,9 +387,11 @@ class Table:
                     out[reached] = gain
             return out
         sides = self.hit_sides[i]
+        read = self.local[i]
+        assert read is not None
         available = tactics[at.tactic] if at.tactic >= 0 else 0
         for moves, moved in self._musters(at, units, muster):
-            local = tuple(moved[3 * j + kind] for j in sides for kind in range(3))
+            local = read(moved)
             for gain, after_local, beer_left, left, held in _outcomes(at, sides, local, beer, available):
                 if moves and not _needed(moves, sides, held, after_local):
                     continue
