@@ -532,20 +532,32 @@ def _outcomes(
 ) -> tuple[tuple[int, Units, int, int, tuple[bool, ...]], ...]:
     """What taking ``at`` can leave on the ``sides`` it hits, from their units ``local`` (``(m, k, l)`` per
     side in ``sides`` order), ``beer`` and ``available`` of its Tactic: ``(gain, units after, Beer left,
-    Tactic left, held per side)``, each outcome once with its best gain (:meth:`Table._resolve`,
-    D10–D13)."""
-    units = [0] * 12
-    for n, j in enumerate(sides):
-        units[3 * j : 3 * j + 3] = local[3 * n : 3 * n + 3]
-    tactics = tuple(available if t == at.tactic else 0 for t in range(len(TACTICS)))
+    Tactic left, held per side)``, each outcome once with its best gain. The ways are those of
+    :meth:`Table._resolve` (Tactics per side, D10, then each side's units and Beer, D11–D13), without
+    the side plays that tell them."""
+    at_side = {j: 3 * n for n, j in enumerate(sides)}
+    hits = at.hits
     found: dict[tuple[Units, int, int, tuple[bool, ...]], int] = {}
-    for gain, plays, after_units, beer_left, tactics_left in Table._resolve(at, tuple(units), beer, tactics):
-        after_local = tuple(after_units[3 * j + kind] for j in sides for kind in range(3))
-        left = tactics_left[at.tactic] if at.tactic >= 0 else 0
-        held = {play.side: play.held for play in plays}
-        index = (after_local, beer_left, left, tuple(held[j] for j in sides))
-        if found.get(index, gain - 1) < gain:
-            found[index] = gain
+    for split in _splits(tuple(h.need for h in hits), available):
+        per_side = [
+            absorb(*local[at_side[h.side] : at_side[h.side] + 3], h.need - used, beer)
+            for h, used in zip(hits, split, strict=True)
+        ]
+        left = available - sum(split)
+        for choice in product(*per_side):
+            drunk = sum(option[3] for option in choice)
+            if drunk > beer:
+                continue
+            after = list(local)
+            held = [True] * len(sides)
+            for h, option in zip(hits, choice, strict=True):
+                n = at_side[h.side]
+                after[n : n + 3] = option[:3]
+                held[n // 3] = option[4]
+            gain = BRAVERY * int(at.skull) if all(held) else UNDEFENDED
+            index = (tuple(after), beer - drunk, left, tuple(held))
+            if found.get(index, gain - 1) < gain:
+                found[index] = gain
     return tuple((gain, *index) for index, gain in found.items())
 
 

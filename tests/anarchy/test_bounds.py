@@ -13,9 +13,9 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anarchy.engine import AttackType, Position, Tactic, reveals
+from anarchy.engine import AttackType, Position, Tactic, deck, reveals
 from anarchy.engine.bound import SideRelaxation, StateBound
-from anarchy.engine.resolve import TACTICS, Table, relaxed_bound
+from anarchy.engine.resolve import TACTICS, Table, _outcomes, attack, relaxed_bound
 from anarchy.engine.solver import _side_bounds, deployments, start_state, table
 from tests.anarchy.test_solver_property import _walls_ok, draw_row
 
@@ -106,3 +106,34 @@ def test_probe_is_exact_above_its_threshold_and_a_bound_below(
     else:
         assert exact <= value <= alpha
     assert bounded.best(0, state) == exact
+
+
+@BOUNDS
+@given(st.data())
+def test_a_cards_cached_outcomes_are_the_ways_of_taking_it(data: st.DataObject) -> None:
+    """D10–D13: the search's outcomes of a card (``resolve._outcomes``: units after on the sides it hits,
+    Beer and Tactic left, held per side, best gain) are exactly those of the ways the narration tells
+    (``Table._resolve``), each with its best gain."""
+    card = data.draw(st.sampled_from([c for c in deck().values() if c.type is not T.CATAPULT]))
+    values = data.draw(st.tuples(*[st.integers(0, 4)] * 5))
+    at = attack(card, values, (1, 0, 1, 0), (0, 1, 0, 1), 1, 1)
+    sides = tuple(sorted({h.side for h in at.hits}))
+    local = tuple(data.draw(st.integers(0, 3)) for _ in range(3 * len(sides)))
+    beer = data.draw(st.integers(0, 2))
+    available = data.draw(st.integers(0, 2)) if at.tactic >= 0 else 0
+    units = [0] * 12
+    for n, j in enumerate(sides):
+        units[3 * j : 3 * j + 3] = local[3 * n : 3 * n + 3]
+    tactics = tuple(available if t == at.tactic else 0 for t in range(len(TACTICS)))
+    expected: dict[tuple[object, ...], int] = {}
+    for gain, plays, after, beer_left, tactics_left in Table._resolve(at, tuple(units), beer, tactics):
+        held = {play.side: play.held for play in plays}
+        index = (
+            tuple(after[3 * j + kind] for j in sides for kind in range(3)),
+            beer_left,
+            tactics_left[at.tactic] if at.tactic >= 0 else 0,
+            tuple(held[j] for j in sides),
+        )
+        expected[index] = max(expected.get(index, gain), gain)
+    found = {tuple(row[1:]): row[0] for row in _outcomes(at, sides, local, beer, available)}
+    assert found == expected
