@@ -170,16 +170,23 @@ def absorb(m: int, k: int, down: int, need: int, beer: int) -> tuple[Option, ...
 
 
 def _pareto(options: set[tuple[int, int, int, int, bool]]) -> list[tuple[int, int, int, int, bool]]:
-    def beats(x: tuple[int, int, int, int, bool], y: tuple[int, int, int, int, bool]) -> bool:
-        return (
-            x[4] >= y[4]
-            and x[1] >= y[1]
-            and x[1] + x[0] >= y[1] + y[0]
-            and x[0] + x[1] + x[2] >= y[0] + y[1] + y[2]
-            and x[3] <= y[3]
-        )
-
-    return sorted(x for x in options if not any(y != x and beats(y, x) for y in options))
+    """The options no other beats (holds at least as well, with at least as many Knights, Knights and men,
+    and units, and no more Beer), sorted. Each option is weighed in the order that puts whatever beats it
+    first, so only the ones kept so far need asking (whatever beats one that was dropped beats it too)."""
+    weighed = sorted(
+        ((held, k, k + m, k + m + down, -beer), (m, k, down, beer, held))
+        for m, k, down, beer, held in options
+    )
+    kept: list[tuple[bool, int, int, int, int]] = []
+    out = []
+    for key, option in reversed(weighed):
+        held, k, km, units, less_beer = key
+        if not any(
+            h >= held and a >= k and b >= km and c >= units and d >= less_beer for h, a, b, c, d in kept
+        ):
+            kept.append(key)
+            out.append(option)
+    return sorted(out)
 
 
 @dataclass(frozen=True, slots=True)
