@@ -427,9 +427,11 @@ class StateBound:
 
     def _shared(self, i: int, u: Units, beer: int, tactics: tuple[int, ...], share: tuple[int, ...]) -> int:
         """The side bound with ``share[j]`` arrivals on side ``j``."""
-        f0, f1, f2, f3 = (
-            self._side(i, j, u[3 * j], u[3 * j + 1], u[3 * j + 2], beer, tactics, share[j]) for j in range(4)
-        )
+        side = self._side
+        f0 = side(i, 0, u[0], u[1], u[2], beer, tactics, share[0])
+        f1 = side(i, 1, u[3], u[4], u[5], beer, tactics, share[1])
+        f2 = side(i, 2, u[6], u[7], u[8], beer, tactics, share[2])
+        f3 = side(i, 3, u[9], u[10], u[11], beer, tactics, share[3])
         forced = f0.forced | f1.forced | f2.forced | f3.forced
         falls = max(forced.bit_count(), f0.falls, f1.falls, f2.falls, f3.falls)
         falls = enough(falls, beer + sum(tactics) - tactics[COVERS], f0, f1, f2, f3)
