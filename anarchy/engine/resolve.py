@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import product
-from operator import itemgetter
+from operator import itemgetter, mul, sub
 
 from .cards import DEFENCES, AttackType, Card, Fortification, Tactic
 
@@ -32,6 +32,8 @@ SAVED = 1
 TACTICS: tuple[Tactic, ...] = tuple(Tactic)
 
 Units = tuple[int, ...]  # (m, k, l) for each side, flattened: 12 numbers
+#: The strength of one unit of each count in :data:`Units`.
+STRENGTHS: tuple[int, ...] = (1, 2, 1) * 4
 
 
 def value_parts(value: int) -> tuple[int, int, int, int]:
@@ -269,6 +271,9 @@ class Table:
             usable = {at.tactic for at in attacks[i:]}
             self.unused.append(tuple(t for t in range(len(TACTICS)) if t not in usable))
             self.workers.append(bool(reached))
+        #: Per card index: each unit count's cap without Muster Tokens (the strength its side can still be
+        #: asked for, :meth:`reduce`).
+        self.caps = [tuple(most for most in needs for _kind in range(3)) for needs in self.needs]
         #: Per card index: the sides it hits (:meth:`successors`).
         self.hit_sides = [tuple(sorted({h.side for h in at.hits})) for at in attacks]
         #: Per card index: what reads the units on the sides it hits out of a state's units, in order.
@@ -293,25 +298,19 @@ class Table:
             # Without Muster Tokens no unit leaves its side, and a side asked for N more strength touches at
             # most N of its units of each kind: the others are only strength kept (a side with N of a kind
             # never falls for want of them, so capping changes no play).
-            capped = list(units)
-            for j, most in enumerate(self.needs[i]):
-                for kind, strength in ((0, 1), (1, 2), (2, 1)):
-                    extra = capped[3 * j + kind] - most
-                    if extra > 0:
-                        offset += extra * strength * KEPT
-                        capped[3 * j + kind] = most
-            units = tuple(capped)
+            # (A side no remaining card reaches is asked for nothing: all its units are only kept.)
+            capped = tuple(map(min, units, self.caps[i]))
+            if capped != units:
+                offset += sum(map(mul, map(sub, units, capped), STRENGTHS)) * KEPT
+                units = capped
         idle = self.idle[i]
-        if idle and (muster == 0 or len(idle) > 1):
+        if idle and muster and len(idle) > 1:
             pooled = list(units)
             first = 3 * idle[0]
-            for j in idle if muster == 0 else idle[1:]:
+            for j in idle[1:]:
                 base = 3 * j
-                if muster == 0:
-                    offset += (pooled[base] + 2 * pooled[base + 1] + pooled[base + 2]) * KEPT
-                else:
-                    for kind in range(3):
-                        pooled[first + kind] += pooled[base + kind]
+                for kind in range(3):
+                    pooled[first + kind] += pooled[base + kind]
                 pooled[base] = pooled[base + 1] = pooled[base + 2] = 0
             units = tuple(pooled)
         unused = self.unused[i]
