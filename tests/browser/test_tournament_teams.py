@@ -15,7 +15,6 @@ from __future__ import annotations
 import csv
 import io
 import secrets
-from typing import Any
 
 import pytest
 from playwright.sync_api import expect
@@ -27,13 +26,9 @@ from tournaments import services
 from tournaments.models import Entry, Event, Team
 
 from .conftest import DESKTOP, PHONE, Web, login_context, shot
+from .test_tournament import fits
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def fits(page: Any) -> bool:
-    """No sideways scrolling: the page is no wider than the screen."""
-    return bool(page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth"))
 
 
 @pytest.mark.parametrize(("name", "viewport"), [("desktop", DESKTOP), ("phone", PHONE)])
