@@ -268,7 +268,9 @@ def _search(
     """Branch and bound over ``every`` deployment in the order ``ranked``; ``totals[i]`` bounds deployment
     ``i``'s summed value and ``bounds[i]`` its value per class of reveals, each class counted ``weights``
     times. The tables are solved without the Covers (:func:`solve`)."""
-    order = list(range(len(tables)))
+    # Classes standing for more reveals first: they weigh most in a deployment's total, so they tell
+    # deployments apart soonest (then the one that last cut a deployment moves to the front).
+    order = sorted(range(len(tables)), key=lambda r: -weights[r])
     best_value = best_index = -1
     found = False
     count = 0
