@@ -399,7 +399,7 @@ class Table:
         for moves, moved in self._musters(at, units, muster):
             local = read(moved)
             for gain, after_local, beer_left, left, held in _outcomes(at, sides, local, beer, available):
-                if moves and not _needed(moves, sides, held, after_local):
+                if moves and not _justified(moves, sides, held, after_local):
                     continue
                 after: list[int] = list(moved)
                 for n, j in enumerate(sides):
@@ -441,9 +441,12 @@ class Table:
                 spent = (*tactics[: at.tactic], covers - at.castle, *tactics[at.tactic + 1 :])
                 yield BRAVERY * at.skull, Play((), (), at.castle, True), (units, beer, spent, muster)
             return
+        hit, read = self.hit_sides[i], self.local[i]
+        assert read is not None
         for moves, moved in self._musters(at, units, muster):
             for gain, sides, after_units, beer_left, tactics_left in self._resolve(at, moved, beer, tactics):
-                if moves and not _justified(moves, sides, after_units):
+                held = {side.side: side.held for side in sides}
+                if moves and not _justified(moves, hit, tuple(held[j] for j in hit), read(after_units)):
                     continue
                 defended = all(side.held for side in sides)
                 play = Play(moves, sides, 0, defended)
@@ -497,32 +500,40 @@ class Table:
         (D11–D13). Yields ``(gain, side plays, units, Beer, Tactics)``."""
         available = tactics[at.tactic] if at.tactic >= 0 else 0
         hits = at.hits
-        for split in _splits(tuple(h.need for h in hits), available):
-            per_side = []
-            for hit, used in zip(hits, split, strict=True):
-                m, k, down = units[3 * hit.side : 3 * hit.side + 3]
-                per_side.append(absorb(m, k, down, hit.need - used, beer))
-            for choice in product(*per_side):
-                drunk = sum(option[3] for option in choice)
-                if drunk > beer:
-                    continue
-                after = list(units)
-                sides = []
-                for hit, used, option in zip(hits, split, choice, strict=True):
-                    j = 3 * hit.side
-                    before = (after[j], after[j + 1], after[j + 2])
-                    after[j : j + 3] = option[:3]
-                    m2, k2, down2, drunk_here, held_here, damage = option
-                    sides.append(
-                        SidePlay(hit.side, used, drunk_here, before, (m2, k2, down2), held_here, damage)
-                    )
-                held = all(option[4] for option in choice)
-                gain = BRAVERY * int(at.skull) if held else UNDEFENDED
-                tactics_left = tactics
-                spent = int(sum(split))
-                if at.tactic >= 0 and spent:
-                    tactics_left = (*tactics[: at.tactic], available - spent, *tactics[at.tactic + 1 :])
-                yield gain, tuple(sides), tuple(after), beer - drunk, tactics_left
+        stands = [units[3 * hit.side : 3 * hit.side + 3] for hit in hits]
+        for split, choice, drunk in _ways(at, stands, beer, available):
+            after = list(units)
+            sides = []
+            for hit, used, option in zip(hits, split, choice, strict=True):
+                j = 3 * hit.side
+                before = (after[j], after[j + 1], after[j + 2])
+                after[j : j + 3] = option[:3]
+                m2, k2, down2, drunk_here, held_here, damage = option
+                sides.append(SidePlay(hit.side, used, drunk_here, before, (m2, k2, down2), held_here, damage))
+            held = all(option[4] for option in choice)
+            gain = BRAVERY * int(at.skull) if held else UNDEFENDED
+            tactics_left = tactics
+            spent = int(sum(split))
+            if at.tactic >= 0 and spent:
+                tactics_left = (*tactics[: at.tactic], available - spent, *tactics[at.tactic + 1 :])
+            yield gain, tuple(sides), tuple(after), beer - drunk, tactics_left
+
+
+def _ways(
+    at: Attack, stands: list[Units], beer: int, available: int
+) -> Iterator[tuple[tuple[int, ...], tuple[Option, ...], int]]:
+    """Every way of taking ``at`` with ``stands[n]`` = ``(m, k, l)`` on the side of its ``n``-th hit, up to
+    ``beer`` Beer and ``available`` of its Tactic: Tactics per side (D10), then each side's units and Beer
+    (D11–D13). Yields ``(Tactics per hit, absorb option per hit, Beer drunk)``."""
+    for split in _splits(tuple(h.need for h in at.hits), available):
+        per_side = [
+            absorb(*stand, hit.need - used, beer)
+            for hit, used, stand in zip(at.hits, split, stands, strict=True)
+        ]
+        for choice in product(*per_side):
+            drunk = sum(option[3] for option in choice)
+            if drunk <= beer:
+                yield split, choice, drunk
 
 
 def _final(state: State) -> int:
@@ -542,41 +553,20 @@ def _outcomes(
     :meth:`Table._resolve` (Tactics per side, D10, then each side's units and Beer, D11–D13), without
     the side plays that tell them."""
     at_side = {j: 3 * n for n, j in enumerate(sides)}
-    hits = at.hits
+    stands = [local[at_side[h.side] : at_side[h.side] + 3] for h in at.hits]
     found: dict[tuple[Units, int, int, tuple[bool, ...]], int] = {}
-    for split in _splits(tuple(h.need for h in hits), available):
-        per_side = [
-            absorb(*local[at_side[h.side] : at_side[h.side] + 3], h.need - used, beer)
-            for h, used in zip(hits, split, strict=True)
-        ]
-        left = available - sum(split)
-        for choice in product(*per_side):
-            drunk = sum(option[3] for option in choice)
-            if drunk > beer:
-                continue
-            after = list(local)
-            held = [True] * len(sides)
-            for h, option in zip(hits, choice, strict=True):
-                n = at_side[h.side]
-                after[n : n + 3] = option[:3]
-                held[n // 3] = option[4]
-            gain = BRAVERY * int(at.skull) if all(held) else UNDEFENDED
-            index = (tuple(after), beer - drunk, left, tuple(held))
-            if found.get(index, gain - 1) < gain:
-                found[index] = gain
+    for split, choice, drunk in _ways(at, stands, beer, available):
+        after = list(local)
+        held = [True] * len(sides)
+        for h, option in zip(at.hits, choice, strict=True):
+            n = at_side[h.side]
+            after[n : n + 3] = option[:3]
+            held[n // 3] = option[4]
+        gain = BRAVERY * int(at.skull) if all(held) else UNDEFENDED
+        index = (tuple(after), beer - drunk, available - sum(split), tuple(held))
+        if found.get(index, gain - 1) < gain:
+            found[index] = gain
     return tuple((gain, *index) for index, gain in found.items())
-
-
-def _needed(moves: tuple[Move, ...], sides: tuple[int, ...], held: tuple[bool, ...], after: Units) -> bool:
-    """:func:`_justified` on an outcome of :func:`_outcomes`: ``held`` and the units ``after`` per side in
-    ``sides`` order."""
-    for move in moves:
-        if move.source in sides and not held[sides.index(move.source)]:
-            continue
-        if move.target in sides and not after[3 * sides.index(move.target) + move.kind]:
-            continue
-        return False
-    return True
 
 
 def _may_fall(side: int, need: dict[int, int], units: Units) -> bool:
@@ -588,17 +578,17 @@ def _may_fall(side: int, need: dict[int, int], units: Units) -> bool:
     return units[j] + 2 * units[j + 1] + units[j + 2] < need[side]
 
 
-def _justified(moves: tuple[Move, ...], sides: tuple[SidePlay, ...], after: Units) -> bool:
-    """Whether every Muster move before a card was needed there (D14). A move is needed if it takes a unit
-    off a side that then falls (it would have been spent there), or brings a unit to a side where no unit of
-    its kind is left untouched after the card (so it, or one like it, took damage). Any other move could be
-    made after this card with the same token and the same result, which keeps the token longer; plays
-    with such a move are never better and are skipped."""
-    held = {side.side: side.held for side in sides}
+def _justified(moves: tuple[Move, ...], sides: tuple[int, ...], held: tuple[bool, ...], after: Units) -> bool:
+    """Whether every Muster move before a card was needed there (D14), given whether each of the ``sides``
+    the card hits ``held`` and their units ``after`` it (``(m, k, l)`` per side in ``sides`` order). A move
+    is needed if it takes a unit off a side that then falls (it would have been spent there), or brings a
+    unit to a side where no unit of its kind is left untouched after the card (so it, or one like it, took
+    damage). Any other move could be made after this card with the same token and the same result, which
+    keeps the token longer; plays with such a move are never better and are skipped."""
     for move in moves:
-        if held.get(move.source) is False:
+        if move.source in sides and not held[sides.index(move.source)]:
             continue
-        if move.target in held and not after[3 * move.target + move.kind]:
+        if move.target in sides and not after[3 * sides.index(move.target) + move.kind]:
             continue
         return False
     return True
