@@ -140,17 +140,18 @@ def solve(position: Position) -> Solution:
     as many times as it occurs.
 
     Branch and bound over deployments: each deployment's value is summed class by class, and dropped as
-    soon as what it has plus an upper bound on the rest cannot beat the best so far. Without Muster Tokens
-    the bound is the side relaxation of :mod:`.bound` (per deployment, and the deployments are searched in
-    the order of their bounds, best first); with them, units move between sides, and the bound is the pooled
-    relaxation of :func:`.resolve.relaxed_bound`, the same for every deployment.
+    soon as what it has plus an upper bound on the rest cannot beat the best so far. The bound is the side
+    relaxation of :mod:`.bound` (with Muster Tokens, units may arrive on a side), capped by the pooled
+    relaxation of :func:`.resolve.relaxed_bound`; the deployments are searched in the order of their
+    bounds, best first.
     """
     shared: Memo = {}
     relaxation = SideRelaxation()
-    classes = _classes(position, shared, relaxation)
+    rows = [_attacks(position, faces) for faces in reveals(position)]
+    classes = _classes(position, rows, shared, relaxation)
     tables = [t for t, _w in classes.values()]
     weights = [w for _t, w in classes.values()]
-    catapults = sum(_catapults_value(position, faces) for faces in reveals(position))
+    catapults = sum(_catapults_value(position, row) for row in rows)
     pool = (position.craftsmen + position.soldiers, position.knights, 0)
     tactics = _without_covers(position)
     pooled: dict[tuple[object, ...], dict[State, int]] = {}
@@ -173,14 +174,16 @@ def _without_covers(position: Position) -> tuple[int, ...]:
     return tuple(0 if t is Tactic.COVERS else position.tactic(t) for t in TACTICS)
 
 
-def _classes(position: Position, shared: Memo, relaxation: SideRelaxation) -> dict[object, tuple[Table, int]]:
-    """The reveals grouped by the shape of their cards other than Catapults: per class, the :class:`Table`
-    of those cards (resolution order) and how many reveals it stands for. A Tactic the position does not
-    hold is no part of the shape (it can never be spent)."""
+def _classes(
+    position: Position, rows: list[tuple[Attack, ...]], shared: Memo, relaxation: SideRelaxation
+) -> dict[object, tuple[Table, int]]:
+    """The reveals' ``rows`` (:func:`_attacks`) grouped by the shape of their cards other than Catapults:
+    per class, the :class:`Table` of those cards (resolution order) and how many reveals it stands for. A
+    Tactic the position does not hold is no part of the shape (it can never be spent)."""
     out: dict[object, tuple[Table, int]] = {}
     held = _without_covers(position)
-    for faces in reveals(position):
-        attacks = tuple(at for at in _attacks(position, faces) if at.hits)
+    for row in rows:
+        attacks = tuple(at for at in row if at.hits)
         key = tuple(
             (hits, castle, tactic if tactic >= 0 and held[tactic] else -1, skull)
             for hits, castle, tactic, skull in (at.shape() for at in attacks)
@@ -193,9 +196,10 @@ def _classes(position: Position, shared: Memo, relaxation: SideRelaxation) -> di
     return out
 
 
-def _catapults_value(position: Position, faces: dict[int, str]) -> int:
-    """The value of the best play of the reveal's Catapults alone, with the Covers and nothing else (D24)."""
-    catapults = tuple(at for at in _attacks(position, faces) if not at.hits)
+def _catapults_value(position: Position, row: tuple[Attack, ...]) -> int:
+    """The value of the best play of a reveal's Catapults (of its ``row``, :func:`_attacks`) alone, with the
+    Covers and nothing else (D24)."""
+    catapults = tuple(at for at in row if not at.hits)
     covers = tuple(position.tactic(t) if t is Tactic.COVERS else 0 for t in TACTICS)
     return Table(catapults).best(0, ((0,) * 12, 0, covers, 0))
 

@@ -29,7 +29,7 @@ from anarchy.engine import (
 )
 from anarchy.engine.bound import SideRelaxation
 from anarchy.engine.resolve import value_parts
-from anarchy.engine.solver import _classes, deployments, start_state, table
+from anarchy.engine.solver import _attacks, _classes, deployments, start_state, table
 
 T = AttackType
 FINALS = [card.id for card in cards_of(T.FINAL_ESCALADE)]
@@ -359,7 +359,9 @@ def test_catapults_and_reveals_of_one_shape_are_solved_apart_and_once() -> None:
     assert catapult.id not in {slot.card for slot in position.row}
     count = len(reveals(position))
     assert count == len(cards_of(T.CATAPULT)) > 1
-    assert len(_classes(position, {}, SideRelaxation())) == 1
+    assert (
+        len(_classes(position, [_attacks(position, f) for f in reveals(position)], {}, SideRelaxation())) == 1
+    )
     solution = solve(position)
     values = [evaluate(position, deployment).value for deployment in deployments(position)]
     assert solution.expectation.value == max(values)
