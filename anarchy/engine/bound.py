@@ -27,7 +27,7 @@ from itertools import product
 from operator import mul
 
 from .cards import Tactic
-from .resolve import BRAVERY, KEPT, SAVED, TACTICS, UNDEFENDED, Attack, State, Units, absorb
+from .resolve import BRAVERY, KEPT, SAVED, TACTICS, UNDEFENDED, Attack, State, absorb
 
 #: The index of Covers in :data:`.resolve.TACTICS`: only Catapults use them (D24), never a side.
 COVERS = TACTICS.index(Tactic.COVERS)
@@ -250,6 +250,20 @@ def enough(
         falls += 1
 
 
+def combined(
+    supply: int, skull_mask: int, f0: SideFigures, f1: SideFigures, f2: SideFigures, f3: SideFigures
+) -> tuple[int, int, int]:
+    """What the four sides' figures bound together: ``(cards let fall, Strong Attacks let fall, strength
+    kept)``. The cards: at least every card some side lets fall in every play, and at least each side's
+    fewest, raised until the sides' Beer and Tactics fit ``supply`` (:func:`enough`). The Strong Attacks:
+    likewise, among the cards of ``skull_mask``. The strength: each side's most, added up."""
+    forced = f0.forced | f1.forced | f2.forced | f3.forced
+    falls = max(forced.bit_count(), f0.falls, f1.falls, f2.falls, f3.falls)
+    falls = enough(falls, supply, f0, f1, f2, f3)
+    lost = max((forced & skull_mask).bit_count(), f0.skulls, f1.skulls, f2.skulls, f3.skulls)
+    return falls, lost, f0.kept + f1.kept + f2.kept + f3.kept
+
+
 @dataclass(frozen=True, slots=True)
 class RevealFigures:
     """For one reveal, what the side bound needs besides the sides: ``undefended``, the fewest undefended
@@ -377,12 +391,8 @@ class DeploymentBounds:
     def _bound(
         self, figures: RevealFigures, f0: SideFigures, f1: SideFigures, f2: SideFigures, f3: SideFigures
     ) -> int:
-        forced = f0.forced | f1.forced | f2.forced | f3.forced
-        falls = max(forced.bit_count(), f0.falls, f1.falls, f2.falls, f3.falls)
-        falls = enough(falls, self.supply, f0, f1, f2, f3)
+        falls, lost, kept = combined(self.supply, figures.skull_mask, f0, f1, f2, f3)
         undefended = max(figures.undefended, falls + figures.catapults)
-        lost = max((forced & figures.skull_mask).bit_count(), f0.skulls, f1.skulls, f2.skulls, f3.skulls)
-        kept = f0.kept + f1.kept + f2.kept + f3.kept
         return (
             undefended * UNDEFENDED + kept * KEPT + (figures.skulls - lost) * BRAVERY + figures.saved * SAVED
         )
@@ -423,22 +433,16 @@ class StateBound:
         # With Muster Tokens left, every side may take them all as arrivals: looser than sharing them out
         # as the deployment bound does, but one evaluation in place of one per share, at every node.
         u, beer, tactics, muster = state
-        return self._shared(i, u, beer, tactics, (muster,) * 4)
-
-    def _shared(self, i: int, u: Units, beer: int, tactics: tuple[int, ...], share: tuple[int, ...]) -> int:
-        """The side bound with ``share[j]`` arrivals on side ``j``."""
         side = self._side
-        f0 = side(i, 0, u[0], u[1], u[2], beer, tactics, share[0])
-        f1 = side(i, 1, u[3], u[4], u[5], beer, tactics, share[1])
-        f2 = side(i, 2, u[6], u[7], u[8], beer, tactics, share[2])
-        f3 = side(i, 3, u[9], u[10], u[11], beer, tactics, share[3])
-        forced = f0.forced | f1.forced | f2.forced | f3.forced
-        falls = max(forced.bit_count(), f0.falls, f1.falls, f2.falls, f3.falls)
-        falls = enough(falls, beer + sum(tactics) - tactics[COVERS], f0, f1, f2, f3)
+        f0 = side(i, 0, u[0], u[1], u[2], beer, tactics, muster)
+        f1 = side(i, 1, u[3], u[4], u[5], beer, tactics, muster)
+        f2 = side(i, 2, u[6], u[7], u[8], beer, tactics, muster)
+        f3 = side(i, 3, u[9], u[10], u[11], beer, tactics, muster)
+        falls, lost, kept = combined(
+            beer + sum(tactics) - tactics[COVERS], self.skull_mask[i], f0, f1, f2, f3
+        )
         if self.catapults[i]:
             falls += fewest_catapults_lost(self.catapults[i], tactics)
-        lost = max((forced & self.skull_mask[i]).bit_count(), f0.skulls, f1.skulls, f2.skulls, f3.skulls)
-        kept = f0.kept + f1.kept + f2.kept + f3.kept
         return (
             falls * UNDEFENDED
             + kept * KEPT
