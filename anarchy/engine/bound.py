@@ -1,33 +1,32 @@
 """Upper bounds on a deployment's value for each reveal, found one side at a time (the solver's pruning).
 
-Without Muster Tokens (D14) no unit leaves its side, so the sides meet only in three ways: they share the
-Beer (D13) and the Tactics (D10), and a card is defended only if every side it hits holds (D11, D15). The
-*side relaxation* lets each side face its own hits alone, with all the Beer and all the Tactics to itself.
-Every real play, seen from one side, is a play of that side's relaxation, so for every play ``P`` and every
-side ``j``:
+The sides of the Castle meet in few ways: they share the Beer (D13) and the Tactics (D10), a card is
+defended only if every side it hits holds (D11, D15), and Muster Tokens move units between them (D14). The
+*side relaxation* lets each side face its own hits alone, with all the Beer and all the Tactics to itself,
+and with Muster Tokens, units arriving on it and leaving it (:meth:`SideRelaxation.figures`). Every real
+play, seen from one side, is a play of that side's relaxation. So if a play ``P`` lets fall the cards of a
+set ``U`` (a card falls when any side it hits falls), then every side ``j``:
 
-- the cards ``P`` leaves undefended are at least the cards side ``j`` lets fall, which are at least the
-  fewest side ``j`` can let fall (:attr:`SideFigures.falls`);
-- the Strong Attacks (skulls) ``P`` leaves undefended are at least the fewest skulls side ``j`` can let
-  fall, so ``P``'s Bravery (D16) is at most the skulls in the row less that (:attr:`SideFigures.skulls`);
-- the strength ``P`` keeps on side ``j`` (D27) is at most the most that side can keep
-  (:attr:`SideFigures.kept`).
+- lets fall only cards of ``U`` in its relaxation;
+- keeps at most the most strength its relaxation keeps while letting fall only cards of ``U``;
+- loses at least the least strength its relaxation loses so (the strength the hits take off its units);
+- spends at least the fewest Beer and Tactics its relaxation spends so, and the sides' spending adds up
+  to at most what the Castle holds.
 
-Adding the sides' best strength and taking the worst side's falls gives an upper bound on the value of the
-best play (:mod:`.resolve`'s radix order, D28) that depends on the deployment, which the solver computes for
-thousands of deployments from a few tables per side. Source of the method: Lagrangian-free decomposition
-bounds for branch and bound, as in any textbook on combinatorial search.
+Each side's figures per set of cards let fall (its :data:`FallTable`) are found once per start and
+remembered; :func:`combined` puts the four sides together into an upper bound on the value of the best play
+(:mod:`.resolve`'s radix order, D28), which the solver computes for thousands of deployments. Source of the
+method: decomposition bounds for branch and bound, as in any textbook on combinatorial search.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from itertools import product
 from operator import mul
 
 from .cards import Tactic
-from .resolve import BRAVERY, KEPT, SAVED, TACTICS, UNDEFENDED, Attack, State, absorb
+from .resolve import BRAVERY, KEPT, SAVED, STRENGTHS, TACTICS, UNDEFENDED, Attack, State, absorb, relaxed
 
 #: The index of Covers in :data:`.resolve.TACTICS`: only Catapults use them (D24), never a side.
 COVERS = TACTICS.index(Tactic.COVERS)
@@ -64,33 +63,64 @@ def fewest_catapults_lost(attacks: tuple[Attack, ...], tactics: tuple[int, ...])
     return len(castles) - defended
 
 
-@dataclass(frozen=True, slots=True)
-class SideFigures:
-    """One side's relaxation from one start: the fewest cards it must let fall, the fewest Strong Attacks
-    it must let fall, and the most strength it can keep, each over every play (not necessarily the same
-    play); ``forced``, the cards it lets fall in every play (bits as in :data:`SideHits`); ``demand[u]``,
-    the fewest Beer and Tactics it spends in a play letting at most ``u`` cards fall (:data:`NEVER` if no
-    play does; the last entry holds for any larger ``u``)."""
+#: One side's relaxation from one start, per exact set of cards it lets fall: ``(fall mask, most strength
+#: kept, fewest Beer and Tactics spent, least strength lost, least strength lost and Beer and Tactics
+#: spent together)``, each over every play letting exactly those cards fall (bits as in :data:`SideHits`).
+#: The strength lost is what the hits took off the units while they stood on the side.
+FallTable = tuple[tuple[int, int, int, int, int], ...]
 
-    falls: int
-    skulls: int
-    kept: int
-    forced: int
-    demand: tuple[int, ...]
+
+class Closure:
+    """A side's :data:`FallTable` closed over every set ``U`` of the first ``n`` cards (``U`` a bit mask):
+    ``reach`` has bit ``U`` set when some play lets only cards of ``U`` fall; ``kept[U]`` is the most
+    strength kept, ``spent[U]`` the fewest Beer and Tactics spent, ``lost[U]`` the least strength lost and
+    ``cost[U]`` the least of the two together by such plays (-1, else :data:`NEVER`, when none does)."""
+
+    __slots__ = ("cost", "kept", "lost", "reach", "spent")
+
+    def __init__(self, table: FallTable, n: int) -> None:
+        """Closes ``table`` over the ``2**n`` sets of ``n`` cards."""
+        size = 1 << n
+        kept = [-1] * size
+        spent = [NEVER] * size
+        lost = [NEVER] * size
+        cost = [NEVER] * size
+        for mask, most, least, loss, both in table:
+            for u in range(size):
+                if mask & u == mask:
+                    if most > kept[u]:
+                        kept[u] = most
+                    if least < spent[u]:
+                        spent[u] = least
+                    if loss < lost[u]:
+                        lost[u] = loss
+                    if both < cost[u]:
+                        cost[u] = both
+        self.kept = kept
+        self.spent = spent
+        self.lost = lost
+        self.cost = cost
+        self.reach = sum(1 << u for u in range(size) if kept[u] >= 0)
+
+
+#: Per number of cards ``n``: the sets of cards (bit masks below ``2**n``) by how many cards they hold, each
+#: as a bit set over the sets (bit ``U`` for set ``U``).
+LEVELS: list[list[int]] = [
+    [sum(1 << u for u in range(1 << n) if u.bit_count() == c) for c in range(n + 1)] for n in range(8)
+]
 
 
 class _Hits:
-    """One side's hits from some card on, as a chain: the first hit's ``need``, ``tactic``, ``skull`` and
-    ``bit``, the ``rest``, and what the relaxation reads of the whole: its ``uid`` (the memo's key), how
-    many hits (``size``), the strength asked for in all (``most``) and the Tactics used (``usable``)."""
+    """One side's hits from some card on, as a chain: the first hit's ``need``, ``tactic`` and ``bit``, the
+    ``rest``, and what the relaxation reads of the whole: its ``uid`` (the memo's key), the strength asked
+    for in all (``most``) and the Tactics used (``usable``)."""
 
-    __slots__ = ("bit", "most", "need", "rest", "size", "skull", "tactic", "uid", "usable")
+    __slots__ = ("bit", "most", "need", "rest", "tactic", "uid", "usable")
 
     def __init__(self, hits: SideHits, rest: _Hits | None, uid: int) -> None:
-        self.need, self.tactic, self.skull, self.bit = hits[0]
+        self.need, self.tactic, _skull, self.bit = hits[0]
         self.rest = rest
         self.uid = uid
-        self.size = len(hits)
         self.most = sum(hit[0] for hit in hits)
         self.usable = frozenset(hit[1] for hit in hits)
 
@@ -101,8 +131,19 @@ class SideRelaxation:
 
     def __init__(self) -> None:
         """An empty memo (one per solve: it grows with the positions met)."""
-        self.memo: dict[tuple[int, int, int, int, int, tuple[int, ...], int, bool], SideFigures] = {}
+        self.memo: dict[tuple[int, int, int, int, int, tuple[int, ...], int, int, bool], FallTable] = {}
         self.chains: dict[SideHits, _Hits | None] = {(): None}
+        self.closures: dict[tuple[FallTable, int], Closure] = {}
+        #: The pooled relaxation's memo (:func:`.resolve.relaxed`), for the state bounds.
+        self.pooled: dict[tuple[object, ...], dict[State, int]] = {}
+
+    def closure(self, table: FallTable, n: int) -> Closure:
+        """``table`` closed over the sets of ``n`` cards (:class:`Closure`), remembered."""
+        key = (table, n)
+        found = self.closures.get(key)
+        if found is None:
+            found = self.closures[key] = Closure(table, n)
+        return found
 
     def figures(
         self,
@@ -113,18 +154,23 @@ class SideRelaxation:
         beer: int,
         tactics: tuple[int, ...],
         arrivals: int = 0,
-    ) -> SideFigures:
-        """The :class:`SideFigures` of ``men`` Craftsmen and Soldiers, ``knights`` Knights and ``down``
+        departures: int = 0,
+    ) -> FallTable:
+        """The :data:`FallTable` of ``men`` Craftsmen and Soldiers, ``knights`` Knights and ``down``
         laid-down Workers standing on a side that meets ``hits``, with ``beer`` Beer and ``tactics`` (counts
-        per :data:`.resolve.TACTICS`) all to itself, and up to ``arrivals`` more Workers (Craftsmen,
-        Soldiers or Knights) joining it before any hit.
+        per :data:`.resolve.TACTICS`) all to itself, up to ``arrivals`` more Workers (Craftsmen, Soldiers
+        or Knights) joining it before any hit, and up to ``departures`` of its units leaving it.
 
-        The arrivals are the Muster Tokens' relaxation (D14). A unit moved onto a side joins it before some
-        card; a unit moved off a side would, had it stayed, only have added to the units there (and more
-        units at every moment never hold less nor keep less); a unit moved onto a side after its last hit
-        is kept there (counted as a Knight's strength). So each side's play with the units it really had is
-        a play of this relaxation, with the units moved onto it arriving when they did."""
-        return self._solve(self._chain(hits), men, knights, down, beer, tactics, arrivals, True)
+        The arrivals and departures are the Muster Tokens' relaxation (D14). A unit moved onto a side joins
+        it before some card; a unit moved onto a side after its last hit is kept there (counted as a
+        Knight's strength). A unit moved off a side would, had it stayed, only have added to the units there
+        (more units at every moment never hold less nor keep less) up to the next hit the side lets fall,
+        where it would have been spent: so it leaves just before that hit (the strongest units leave
+        first). So each side's play with the units it really had is a play of this relaxation, with the
+        units moved onto it arriving when they did, and it loses no more strength there than the real play
+        (the strength lost, unlike the strength kept, is not counted twice for a unit that moves)."""
+        chain = self._chain(hits)
+        return self._solve(chain, men, knights, down, beer, tactics, arrivals, departures, True)
 
     def _chain(self, hits: SideHits) -> _Hits | None:
         found = self.chains.get(hits, False)
@@ -142,36 +188,38 @@ class SideRelaxation:
         beer: int,
         tactics: tuple[int, ...],
         arrivals: int,
+        departures: int,
         join: bool,
-    ) -> SideFigures:
-        """The figures from ``hits`` on; ``join``: whether arrivals may join before the first of them."""
+    ) -> FallTable:
+        """The table from ``hits`` on; ``join``: whether arrivals may join before the first of them."""
         if hits is None:
             # Units may still arrive to be kept here (at most a Knight's strength each).
-            return SideFigures(0, 0, m + 2 * k + down + 2 * arrivals, 0, (0,))
+            return ((0, m + 2 * k + down + 2 * arrivals, 0, 0, 0),)
         join = join and arrivals > 0
-        raw = (hits.uid, m, k, down, beer, tactics, arrivals, join)
+        raw = (hits.uid, m, k, down, beer, tactics, arrivals, departures, join)
         found = self.memo.get(raw)
         if found is not None:
             return found
-        # What cannot matter any more: units of a kind beyond the strength still asked for (they are only
-        # kept: a side asked for N more touches at most N units of each kind), Beer beyond the men who may
-        # drink it (D13; men may still arrive), Tactics no hit uses.
-        most = hits.most
+        # What cannot matter any more: units of a kind beyond the strength still asked for and the departures
+        # (they are only kept: a side asked for N more touches at most N units of each kind, and cannot fall
+        # while it holds more than N of one kind), Beer beyond the men who may drink it (D13; men may still
+        # arrive), Tactics no hit uses.
+        most = hits.most + departures
         extra = max(m - most, 0) + 2 * max(k - most, 0) + max(down - most, 0)
         if extra:
             inner = self._solve(
-                hits, min(m, most), min(k, most), min(down, most), beer, tactics, arrivals, join
+                hits, min(m, most), min(k, most), min(down, most), beer, tactics, arrivals, departures, join
             )
-            found = SideFigures(inner.falls, inner.skulls, inner.kept + extra, inner.forced, inner.demand)
+            found = tuple((mask, kept + extra, *rest) for mask, kept, *rest in inner)  # type: ignore[misc]
             self.memo[raw] = found
             return found
         beer = min(beer, m + arrivals)
         usable = hits.usable
         tactics = tuple(count if t in usable else 0 for t, count in enumerate(tactics))
-        key = (hits.uid, m, k, down, beer, tactics, arrivals, join)
+        key = (hits.uid, m, k, down, beer, tactics, arrivals, departures, join)
         found = self.memo.get(key)
         if found is None:
-            found = self._expand(hits, m, k, down, beer, tactics, arrivals, join)
+            found = self._expand(hits, m, k, down, beer, tactics, arrivals, departures, join)
             self.memo[key] = found
         self.memo[raw] = found
         return found
@@ -185,16 +233,35 @@ class SideRelaxation:
         beer: int,
         tactics: tuple[int, ...],
         arrivals: int,
+        departures: int,
         join: bool,
-    ) -> SideFigures:
-        need, tactic, skull, bit = hits.need, hits.tactic, hits.skull, hits.bit
+    ) -> FallTable:
+        need, tactic, bit = hits.need, hits.tactic, hits.bit
         rest = hits.rest
         available = tactics[tactic] if tactic >= 0 else 0
-        size = hits.size + 1
-        falls = skulls = size
-        kept = forced = -1
-        demand = [NEVER] * size
-        groups: dict[tuple[int, bool], tuple[int, ...]] = {}
+        # Per exact set of cards let fall: the most strength kept, the fewest Beer and Tactics spent and the
+        # least strength lost.
+        found: dict[int, list[int]] = {}
+
+        def add(after: FallTable, fell: int, spent_here: int, lost_here: int) -> None:
+            for mask, kept, spent, lost, cost in after:
+                mask |= fell
+                spent += spent_here
+                lost += lost_here
+                cost += spent_here + lost_here
+                best = found.get(mask)
+                if best is None:
+                    found[mask] = [kept, spent, lost, cost]
+                else:
+                    if kept > best[0]:
+                        best[0] = kept
+                    if spent < best[1]:
+                        best[1] = spent
+                    if lost < best[2]:
+                        best[2] = lost
+                    if cost < best[3]:
+                        best[3] = cost
+
         # Arrivals join men or Knights (a laid-down Worker arriving does no more than a man would), and only
         # at the start or after a hit the side let fall: a unit that joins while the side holds does as well
         # joining at the start of that run of held hits (more units never hold less); one that joins just
@@ -205,63 +272,85 @@ class SideRelaxation:
             else [(0, 0)]
         )
         for men, knights in joining:
-            later_arrivals = arrivals - men - knights
+            later = arrivals - men - knights
+            m1, k1 = m + men, k + knights
+            strength = m1 + 2 * k1 + down
+            units = m1 + k1 + down
             for used in range(min(need, available) + 1):
                 left = (*tactics[:tactic], available - used, *tactics[tactic + 1 :]) if used else tactics
-                for m2, k2, down2, drunk, held, _damage in absorb(
-                    m + men, k + knights, down, need - used, beer
-                ):
-                    after = self._solve(rest, m2, k2, down2, beer - drunk, left, later_arrivals, not held)
-                    falls = min(falls, after.falls + (not held))
-                    skulls = min(skulls, after.skulls + (not held and skull))
-                    kept = max(kept, after.kept)
-                    forced &= after.forced | (0 if held else bit)
-                    # The rest's demand, padded to this side's length, least per (spent here, held).
-                    later = after.demand
-                    if len(later) < size:
-                        later = later + (later[-1],) * (size - len(later))
-                    group = (used + drunk, held)
-                    least = groups.get(group)
-                    groups[group] = later if least is None else tuple(map(min, least, later))
-        for (spent, held), later in groups.items():
-            shift = not held
-            for u in range(shift, size):
-                cost = spent + later[u - shift]
-                if cost < demand[u]:
-                    demand[u] = cost
-        return SideFigures(falls, skulls, kept, forced, tuple(demand))
-
-
-def enough(
-    falls: int, supply: int, f0: SideFigures, f1: SideFigures, f2: SideFigures, f3: SideFigures
-) -> int:
-    """The fewest cards, from ``falls`` up, that the four sides may let fall between them when they share
-    ``supply`` Beer and Tactics (Covers aside): each side letting at most ``u`` fall spends at least its
-    ``demand[u]``, and the sides' spending adds up (a Tactic or a Beer is spent once, D10, D13)."""
-    while True:
-        spent = (
-            f0.demand[min(falls, len(f0.demand) - 1)]
-            + f1.demand[min(falls, len(f1.demand) - 1)]
-            + f2.demand[min(falls, len(f2.demand) - 1)]
-            + f3.demand[min(falls, len(f3.demand) - 1)]
+                asked = need - used
+                for m2, k2, down2, drunk, held, _damage in absorb(m1, k1, down, asked, beer):
+                    after = self._solve(rest, m2, k2, down2, beer - drunk, left, later, departures, not held)
+                    add(after, 0 if held else bit, used + drunk, strength - (m2 + 2 * k2 + down2))
+                # Units leaving just before a hit the side then cannot hold (or holds with every unit left).
+                for gone in range(1, min(departures, units) + 1):
+                    staying = strength - 2 * min(gone, k1) - max(gone - k1, 0)
+                    if staying > asked:
+                        continue
+                    after = self._solve(rest, 0, 0, 0, beer, left, later, departures - gone, staying < asked)
+                    add(after, bit if staying < asked else 0, used, staying)
+        return tuple(
+            sorted((mask, kept, spent, lost, cost) for mask, (kept, spent, lost, cost) in found.items())
         )
-        if spent <= supply:
-            return falls
-        falls += 1
 
 
 def combined(
-    supply: int, skull_mask: int, f0: SideFigures, f1: SideFigures, f2: SideFigures, f3: SideFigures
-) -> tuple[int, int, int]:
-    """What the four sides' figures bound together: ``(cards let fall, Strong Attacks let fall, strength
-    kept)``. The cards: at least every card some side lets fall in every play, and at least each side's
-    fewest, raised until the sides' Beer and Tactics fit ``supply`` (:func:`enough`). The Strong Attacks:
-    likewise, among the cards of ``skull_mask``. The strength: each side's most, added up."""
-    forced = f0.forced | f1.forced | f2.forced | f3.forced
-    falls = max(forced.bit_count(), f0.falls, f1.falls, f2.falls, f3.falls)
-    falls = enough(falls, supply, f0, f1, f2, f3)
-    lost = max((forced & skull_mask).bit_count(), f0.skulls, f1.skulls, f2.skulls, f3.skulls)
-    return falls, lost, f0.kept + f1.kept + f2.kept + f3.kept
+    n: int,
+    supply: int,
+    skull_mask: int,
+    floor: int,
+    total: int,
+    f0: Closure,
+    f1: Closure,
+    f2: Closure,
+    f3: Closure,
+) -> int:
+    """What the four sides' closed figures (:class:`Closure`, over ``n`` cards) bound together: the value
+    (:mod:`.resolve`'s radix order, D28) of the cards let fall, the Strong Attacks let fall, the strength
+    kept and the Beer and Tactics spent, for the best set ``U`` of cards let fall. (Whoever adds the value
+    of every Strong Attack defended and every Beer and Tactic saved has a bound on the play's value.)
+
+    A real play lets fall the cards of some set ``U`` (a card falls when any side it hits falls, D15): each
+    side lets fall only cards of ``U``, keeps at most its ``kept[U]`` and spends at least its ``spent[U]``,
+    and the sides' spending adds up to at most the ``supply`` of Beer and Tactics (each is spent once, D10,
+    D13). The strength kept is also at most the ``total`` strength of the units less what each side loses
+    at least: a unit moved by a Muster Token may be counted as kept on two sides, but its losses are
+    counted on the side where it took them, and, with Beer and Tactics (which save strength), at most the
+    total and the ``supply`` less the least that each side loses and spends together. So the play is worth
+    at most the best ``U`` meeting all these, counted with at least ``floor`` cards let fall (a bound found
+    elsewhere); ``skull_mask`` holds the Strong Attacks among the cards."""
+    reach = f0.reach & f1.reach & f2.reach & f3.reach
+    k0, k1, k2, k3 = f0.kept, f1.kept, f2.kept, f3.kept
+    s0, s1, s2, s3 = f0.spent, f1.spent, f2.spent, f3.spent
+    l0, l1, l2, l3 = f0.lost, f1.lost, f2.lost, f3.lost
+    c0, c1, c2, c3 = f0.cost, f1.cost, f2.cost, f3.cost
+    best: int | None = None
+    for count, level in enumerate(LEVELS[n]):
+        sets = reach & level
+        while sets:
+            low = sets & -sets
+            sets ^= low
+            u = low.bit_length() - 1
+            spent = s0[u] + s1[u] + s2[u] + s3[u]
+            if spent > supply:
+                continue
+            kept = min(
+                k0[u] + k1[u] + k2[u] + k3[u],
+                total - l0[u] - l1[u] - l2[u] - l3[u],
+                total + supply - c0[u] - c1[u] - c2[u] - c3[u],
+            )
+            value = (
+                max(count, floor) * UNDEFENDED
+                + kept * KEPT
+                - (u & skull_mask).bit_count() * BRAVERY
+                - spent * SAVED
+            )
+            if best is None or value > best:
+                best = value
+        if best is not None and count >= floor:
+            return best  # more cards let fall can only be worse
+    assert best is not None  # letting every card fall spends nothing
+    return best
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,8 +359,8 @@ class RevealFigures:
     cards of any deployment (from the pooled relaxation, :func:`.resolve.relaxed_bound`); ``catapults``,
     the fewest Catapults the Covers leave undefended (D24: no Worker plays a part there, so these add to
     any side's falls); ``skulls``, the Strong Attacks in the row, and ``skull_mask`` those that hit sides
-    (bits as in :data:`SideHits`); ``saved``, all the Tactics and Beer;
-    ``ceiling``, the pooled bound itself."""
+    (bits as in :data:`SideHits`); ``saved``, all the Tactics and Beer; ``ceiling``, the pooled bound
+    itself."""
 
     undefended: int
     catapults: int
@@ -298,9 +387,9 @@ class DeploymentBounds:
 
     ``reveals``: per reveal, its attacks (resolution order) and its :class:`RevealFigures`; ``men`` and
     ``knights``: the Workers to deploy (Craftsmen and Soldiers as one kind). A deployment is given as its
-    ``(men, knights)`` per side. With ``muster`` Muster Tokens, the sides are relaxed with arrivals
-    (:meth:`SideRelaxation.figures`): each token moves one unit onto one side, so the sides' arrivals add
-    up to at most ``muster``.
+    ``(men, knights)`` per side. With ``muster`` Muster Tokens, the sides are relaxed with arrivals and
+    departures (:meth:`SideRelaxation.figures`): each token moves one unit off one side and onto another,
+    so the sides' arrivals add up to at most ``muster``, and so do their departures.
     """
 
     def __init__(
@@ -314,98 +403,79 @@ class DeploymentBounds:
         weights: list[int] | None = None,
         muster: int = 0,
     ) -> None:
-        """Computes every side's figures for every start of ``men`` and ``knights``, every reveal and every
-        number of arrivals up to ``muster``, with the position's ``beer`` and ``tactics``; ``weights``: how
-        many reveals each stands for (1 each by default), by which :meth:`quick` counts them."""
+        """Nothing is computed yet: each side's figures per start are found when a bound first needs them.
+        ``beer`` and ``tactics``: the position's; ``weights``: how many reveals each stands for (1 each by
+        default), by which :meth:`total` counts them."""
         self.reveals = [figures for _attacks, figures in reveals]
         self.weights = [1] * len(reveals) if weights is None else list(weights)
         self.supply = beer + sum(tactics) - tactics[COVERS]
         self.muster = muster
-        starts = list(product(range(men + 1), range(knights + 1)))
+        self.strength = men + 2 * knights
         self.hits = [[side_hits(attacks, side) for attacks, _figures in reveals] for side in range(4)]
+        self.cards = [len(attacks) for attacks, _figures in reveals]
         self.relaxation = relaxation
         self.beer, self.tactics = beer, tactics
-        #: Per number of arrivals, side and start: the :class:`SideFigures` per reveal, filled as they are
-        #: needed (:meth:`_figures`) but for all the arrivals, which :meth:`quick` reads for every start.
-        self.by_arrivals: list[list[dict[tuple[int, int], list[SideFigures]]]] = [
+        #: Per number of arrivals, side and start: the closed figures per reveal (:meth:`_closures`).
+        self.closed: list[list[dict[tuple[int, int], list[Closure]]]] = [
             [{} for _side in range(4)] for _a in range(muster + 1)
         ]
-        self.sides = [{start: self._figures(muster, side, start) for start in starts} for side in range(4)]
         self.shares = shares(muster)
-        # For :meth:`quick`: per side and start, the falls (Catapults added) and the skulls lost per reveal,
-        # and the strength kept summed over the reveals.
-        self.falls = [
-            {
-                start: [f.falls + figures.catapults for f, figures in zip(row, self.reveals, strict=True)]
-                for start, row in table.items()
-            }
-            for table in self.sides
-        ]
-        self.skulls = [
-            {start: [f.skulls for f in row] for start, row in table.items()} for table in self.sides
-        ]
-        weight = self.weights
-        self.kept = [
-            {start: sum(w * f.kept for w, f in zip(weight, row, strict=True)) for start, row in table.items()}
-            for table in self.sides
-        ]
-        self.undefended = [figures.undefended for figures in self.reveals]
-        self.base = sum(
-            w * (figures.saved * SAVED + figures.skulls * BRAVERY)
-            for w, figures in zip(weight, self.reveals, strict=True)
-        )
 
-    def quick(self, sides: tuple[tuple[int, int], ...]) -> int:
-        """A looser upper bound than the sum of :meth:`per_reveal`, quicker to compute (it leaves out the
-        cards every play lets fall, and gives every side all the arrivals): the bound that orders the
-        deployments."""
-        a, b, c, d = sides
-        f, s = self.falls, self.skulls
-        w = self.weights
-        undefended: int = sum(map(mul, w, map(max, self.undefended, f[0][a], f[1][b], f[2][c], f[3][d])))
-        lost: int = sum(map(mul, w, map(max, s[0][a], s[1][b], s[2][c], s[3][d])))
-        kept = self.kept[0][a] + self.kept[1][b] + self.kept[2][c] + self.kept[3][d]
-        return self.base + undefended * UNDEFENDED + kept * KEPT - lost * BRAVERY
+    def total(self, sides: tuple[tuple[int, int], ...]) -> int:
+        """An upper bound on the summed value (each reveal counted by its weight) from the deployment
+        ``sides``, looser than the sum of :meth:`per_reveal` but quicker: every side is given all the
+        arrivals, so the sides are combined once per reveal, not once per way to share the arrivals."""
+        muster = self.muster
+        f0, f1, f2, f3 = (self._closures(muster, j, sides[j]) for j in range(4))
+        out = 0
+        for r, figures in enumerate(self.reveals):
+            bound = self._bound(self.cards[r], figures, f0[r], f1[r], f2[r], f3[r])
+            out += self.weights[r] * min(bound, figures.ceiling)
+        return out
 
     def per_reveal(self, sides: tuple[tuple[int, int], ...]) -> list[int]:
         """Per reveal, an upper bound on the best value from the deployment ``sides``: the least of the side
         bound (the best over the ways to share the arrivals) and the pooled relaxation's."""
-        per_share = [[self._figures(share[j], j, sides[j]) for j in range(4)] for share in self.shares]
+        per_share = [[self._closures(share[j], j, sides[j]) for j in range(4)] for share in self.shares]
         out = []
         for r, figures in enumerate(self.reveals):
-            best = max(self._bound(figures, f0[r], f1[r], f2[r], f3[r]) for f0, f1, f2, f3 in per_share)
+            n = self.cards[r]
+            best = max(self._bound(n, figures, f0[r], f1[r], f2[r], f3[r]) for f0, f1, f2, f3 in per_share)
             out.append(min(best, figures.ceiling))
         return out
 
-    def _figures(self, arrivals: int, side: int, start: tuple[int, int]) -> list[SideFigures]:
-        """Side ``side``'s figures per reveal from ``start`` with ``arrivals``, remembered."""
-        table = self.by_arrivals[arrivals][side]
+    def _closures(self, arrivals: int, side: int, start: tuple[int, int]) -> list[Closure]:
+        """Side ``side``'s figures per reveal from ``start`` with ``arrivals`` (and every token as a possible
+        departure), closed over the reveal's cards (:class:`Closure`), remembered."""
+        table = self.closed[arrivals][side]
         found = table.get(start)
         if found is None:
+            figures, closure = self.relaxation.figures, self.relaxation.closure
             found = table[start] = [
-                self.relaxation.figures(h, *start, 0, self.beer, self.tactics, arrivals)
-                for h in self.hits[side]
+                closure(figures(h, *start, 0, self.beer, self.tactics, arrivals, self.muster), n)
+                for h, n in zip(self.hits[side], self.cards, strict=True)
             ]
         return found
 
     def _bound(
-        self, figures: RevealFigures, f0: SideFigures, f1: SideFigures, f2: SideFigures, f3: SideFigures
+        self, n: int, figures: RevealFigures, f0: Closure, f1: Closure, f2: Closure, f3: Closure
     ) -> int:
-        falls, lost, kept = combined(self.supply, figures.skull_mask, f0, f1, f2, f3)
-        undefended = max(figures.undefended, falls + figures.catapults)
-        return (
-            undefended * UNDEFENDED + kept * KEPT + (figures.skulls - lost) * BRAVERY + figures.saved * SAVED
-        )
+        floor = max(figures.undefended - figures.catapults, 0)
+        sides = combined(n, self.supply, figures.skull_mask, floor, self.strength, f0, f1, f2, f3)
+        return sides + figures.catapults * UNDEFENDED + figures.skulls * BRAVERY + figures.saved * SAVED
 
 
 class StateBound:
-    """An upper bound on :meth:`.resolve.Table.best` from any state, for one sequence of attacks: the side
-    relaxation from that state (with ``t`` Muster Tokens left, ``t`` arrivals on every side). The exact
-    search uses it to skip plays that cannot beat the best play found so far at the same card."""
+    """An upper bound on :meth:`.resolve.Table.best` from any state, for one sequence of attacks: the least
+    of the side relaxation from that state (with ``t`` Muster Tokens left, ``t`` arrivals and departures on
+    every side) and the pooled relaxation (:func:`.resolve.relaxed`). The exact search uses it to skip plays
+    that cannot beat the best play found so far at the same card."""
 
     def __init__(self, attacks: tuple[Attack, ...], relaxation: SideRelaxation) -> None:
         """``attacks``: resolution order; ``relaxation``: the side relaxation's memo, shared by a solve."""
         self.figures = relaxation.figures
+        self.closure = relaxation.closure
+        self.pooled = relaxed(attacks, relaxation.pooled)
         self.memo: dict[tuple[int, State], int] = {}
         ends = range(len(attacks) + 1)
         #: Per card index: the hits per side from there on, the bits of the Strong Attacks among them and
@@ -417,9 +487,10 @@ class StateBound:
         self.skulls = [sum(at.skull for at in attacks[i:]) for i in ends]
         self.catapults = [tuple(at for at in attacks[i:] if not at.hits) for i in ends]
         #: Per card index and side: the side's figures by its units and the resources (:meth:`_side`).
-        self.sides: list[list[dict[tuple[int, int, int, int, tuple[int, ...], int], SideFigures]]] = [
+        self.sides: list[list[dict[tuple[int, int, int, int, tuple[int, ...], int], Closure]]] = [
             [{} for _side in range(4)] for _ in ends
         ]
+        self.cards = [len(attacks) - i for i in ends]
 
     def __call__(self, i: int, state: State) -> int:
         """An upper bound on the best value of ``attacks[i:]`` from ``state`` (D28)."""
@@ -430,34 +501,31 @@ class StateBound:
         return found
 
     def _bound(self, i: int, state: State) -> int:
-        # With Muster Tokens left, every side may take them all as arrivals: looser than sharing them out
-        # as the deployment bound does, but one evaluation in place of one per share, at every node.
+        # With Muster Tokens left, every side may take them all as arrivals and departures: looser than
+        # sharing them out as the deployment bound does, but one evaluation in place of one per share.
         u, beer, tactics, muster = state
         side = self._side
         f0 = side(i, 0, u[0], u[1], u[2], beer, tactics, muster)
         f1 = side(i, 1, u[3], u[4], u[5], beer, tactics, muster)
         f2 = side(i, 2, u[6], u[7], u[8], beer, tactics, muster)
         f3 = side(i, 3, u[9], u[10], u[11], beer, tactics, muster)
-        falls, lost, kept = combined(
-            beer + sum(tactics) - tactics[COVERS], self.skull_mask[i], f0, f1, f2, f3
-        )
+        total = sum(map(mul, u, STRENGTHS))
+        supply = beer + sum(tactics) - tactics[COVERS]
+        bound = combined(self.cards[i], supply, self.skull_mask[i], 0, total, f0, f1, f2, f3)
         if self.catapults[i]:
-            falls += fewest_catapults_lost(self.catapults[i], tactics)
-        return (
-            falls * UNDEFENDED
-            + kept * KEPT
-            + (self.skulls[i] - lost) * BRAVERY
-            + (beer + sum(tactics)) * SAVED
-        )
+            bound += fewest_catapults_lost(self.catapults[i], tactics) * UNDEFENDED
+        bound += self.skulls[i] * BRAVERY + (beer + sum(tactics)) * SAVED
+        return min(bound, self.pooled(i, sum(u[0::3]), sum(u[1::3]), sum(u[2::3]), beer, tactics))
 
     def _side(
         self, i: int, j: int, m: int, k: int, down: int, beer: int, tactics: tuple[int, ...], arrivals: int
-    ) -> SideFigures:
-        """Side ``j``'s figures from card ``i`` on, remembered here by the side's units, the resources and
-        the arrivals (a smaller key than the relaxation's, which holds the hits)."""
+    ) -> Closure:
+        """Side ``j``'s figures from card ``i`` on, closed (:class:`Closure`), remembered here by the side's
+        units, the resources and the arrivals (a smaller key than the relaxation's, which holds the hits)."""
         cache = self.sides[i][j]
         key = (m, k, down, beer, tactics, arrivals)
         found = cache.get(key)
         if found is None:
-            found = cache[key] = self.figures(self.hits[i][j], m, k, down, beer, tactics, arrivals)
+            figures = self.figures(self.hits[i][j], m, k, down, beer, tactics, arrivals, arrivals)
+            found = cache[key] = self.closure(figures, self.cards[i])
         return found

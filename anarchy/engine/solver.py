@@ -160,7 +160,7 @@ def solve(position: Position) -> Solution:
     every = list(deployments(position))
     side_bounds = _side_bounds(position, tables, ceilings, tactics, relaxation, weights)
     sides = [tuple((c + s, k) for c, s, k in d.sides) for d in every]
-    totals = [min(ceiling, side_bounds.quick(key)) for key in sides]
+    totals = [min(ceiling, side_bounds.total(key)) for key in sides]
     ranked = sorted(range(len(every)), key=totals.__getitem__, reverse=True)
     bounds = _Lazy(side_bounds, sides)
     found = _search(position, tables, weights, every, ranked, totals, bounds)
