@@ -243,13 +243,17 @@ class Table:
         attacks: tuple[Attack, ...],
         shared: Memo | None = None,
         bound: Callable[[int, State], int] | None = None,
+        rough: Callable[[int, State], int] | None = None,
     ) -> None:
         """``attacks``: the cards in the order they are resolved; ``shared``: the memo of other tables of
         the same Castle, whose states are reused where the remaining cards are the same; ``bound``: an upper
         bound on ``best(i, state)`` from any state (the solver's side relaxation), with
-        which plays that cannot beat the best found at a card are skipped (the values stay exact)."""
+        which plays that cannot beat the best found at a card are skipped (the values stay exact);
+        ``rough``: a looser upper bound, quicker to compute, by which the plays are ordered (``bound`` is
+        then asked only of the plays the rough one does not rule out)."""
         self.attacks = attacks
         self.bound = bound
+        self.rough = rough
         shared = {} if shared is None else shared
         ids = tuple(at.shape() for at in attacks)
         self.memo = [shared.setdefault(ids[i:], {}) for i in range(len(attacks) + 1)]
@@ -355,23 +359,29 @@ class Table:
             self.memo[i][key] = (last, None, None)
             return last
         ranked = [(0, gain, after) for after, gain in successors.items()]
-        if self.bound is not None:
+        bound, rough = self.bound, self.rough
+        if bound is not None:
             # Most promising first; once a play's bound cannot beat the floor, neither can the rest.
-            bound = self.bound
-            ranked = [(gain + bound(i + 1, after), gain, after) for _, gain, after in ranked]
+            order = bound if rough is None else rough
+            ranked = [(gain + order(i + 1, after), gain, after) for _, gain, after in ranked]
             ranked.sort(key=itemgetter(0), reverse=True)
         best_value: int | None = None
-        result: int | None = None
+        #: The most any play not searched may be worth (each at most the floor when it was passed over).
+        passed: int | None = None
         for ceiling, gain, after in ranked:
             floor = alpha if best_value is None else best_value if alpha is None else max(alpha, best_value)
-            if self.bound is not None and floor is not None and ceiling <= floor:
-                result = ceiling if best_value is None else max(best_value, ceiling)
+            if bound is not None and floor is not None and ceiling <= floor:
+                passed = ceiling if passed is None else max(passed, ceiling)
                 break
+            if rough is not None and bound is not None and floor is not None:
+                tighter = gain + bound(i + 1, after)
+                if tighter <= floor:
+                    passed = tighter if passed is None else max(passed, tighter)
+                    continue
             value = gain + self.probe(i + 1, after, None if floor is None else floor - gain)
             if best_value is None or value > best_value:
                 best_value = value
-        else:
-            result = best_value
+        result = best_value if passed is None else passed if best_value is None else max(best_value, passed)
         assert result is not None
         if alpha is None or result > alpha:
             self.memo[i][key] = (result, None, None)

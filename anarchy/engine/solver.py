@@ -78,7 +78,10 @@ def table(
     """The :class:`Table` of ``position`` with ``faces`` turned up, resolving right to left (D7); with a
     ``relaxation``, its search skips plays that the side relaxation shows cannot be the best."""
     attacks = _attacks(position, faces)
-    return Table(attacks, shared, StateBound(attacks, relaxation) if relaxation is not None else None)
+    if relaxation is None:
+        return Table(attacks, shared)
+    bound = StateBound(attacks, relaxation)
+    return Table(attacks, shared, bound, bound.rough)
 
 
 def _attacks(position: Position, faces: dict[int, str]) -> tuple[Attack, ...]:
@@ -192,7 +195,8 @@ def _classes(
             t, w = out[key]
             out[key] = (t, w + 1)
         else:
-            out[key] = (Table(attacks, shared, StateBound(attacks, relaxation)), 1)
+            bound = StateBound(attacks, relaxation)
+            out[key] = (Table(attacks, shared, bound, bound.rough), 1)
     return out
 
 
