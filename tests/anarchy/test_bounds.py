@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from anarchy.engine import AttackType, Position, Tactic, deck, reveals
-from anarchy.engine.bound import SideRelaxation, StateBound
-from anarchy.engine.resolve import TACTICS, Table, _outcomes, attack, relaxed_bound
+from anarchy.engine.bound import Closure, SideRelaxation, StateBound, combined
+from anarchy.engine.resolve import SAVED, TACTICS, Table, _outcomes, attack, relaxed_bound, value_parts
 from anarchy.engine.solver import _side_bounds, deployments, start_state, table
 from tests.anarchy.test_solver_property import _walls_ok, draw_row
 
@@ -137,3 +137,49 @@ def test_a_cards_cached_outcomes_are_the_ways_of_taking_it(data: st.DataObject) 
         expected[index] = max(expected.get(index, gain), gain)
     found = {tuple(row[1:]): row[0] for row in _outcomes(at, sides, local, beer, available)}
     assert found == expected
+
+
+def _closure(*rows: tuple[int, int, int, int, int]) -> Closure:
+    """One side's figures over 2 cards from its rows ``(fall mask, kept, spent, lost, lost and spent)``."""
+    return Closure(tuple(rows), 2)
+
+
+NOTHING = _closure((0, 0, 0, 0, 0))
+
+
+def test_a_card_falls_if_any_side_it_hits_falls_so_the_sides_falls_add_up() -> None:
+    """D15: side 0 must let the first card fall and side 1 the second, so the play leaves both undefended,
+    though each side alone lets only one fall."""
+    value = combined(
+        2, 0, 0, 0, 0, _closure((0b01, 0, 0, 0, 0)), _closure((0b10, 0, 0, 0, 0)), NOTHING, NOTHING
+    )
+    assert value_parts(value)[0] == 2
+
+
+def test_the_sides_share_the_beer_and_tactics() -> None:
+    """D10, D13: each side holds its card only by spending 1 (or lets it fall for nothing); with 1 to share,
+    one card falls and nothing is left, and with 2 none falls and nothing is left either."""
+    side0 = _closure((0b00, 0, 1, 0, 1), (0b01, 0, 0, 0, 0))
+    side1 = _closure((0b00, 0, 1, 0, 1), (0b10, 0, 0, 0, 0))
+    for supply, falls in ((1, 1), (2, 0)):
+        value = combined(2, supply, 0, 0, 0, side0, side1, NOTHING, NOTHING) + supply * SAVED  # all saved
+        assert value_parts(value) == (falls, 0, 0, supply - (2 - falls))
+
+
+def test_a_unit_that_may_stand_on_two_sides_is_kept_once() -> None:
+    """D14, D27: with one Knight (strength 2) that a Muster Token may move, either side alone may keep it,
+    but the strength kept is at most the strength there is less the strength lost."""
+    side0 = _closure((0, 2, 0, 0, 0))
+    side1 = _closure((0, 2, 0, 1, 1))
+    assert value_parts(combined(2, 0, 0, 0, 2, side0, side1, NOTHING, NOTHING))[1] == 1
+
+
+def test_a_unit_may_leave_a_side_before_it_falls() -> None:
+    """D14, D11: a Knight alone facing 3 strength falls and is spent, unless a Muster Token moves it away
+    first: then the side loses no strength (the Knight is kept elsewhere)."""
+    hits = ((3, -1, False, 1),)
+    tactics = (0,) * len(TACTICS)
+    stays = SideRelaxation().figures(hits, 0, 1, 0, 0, tactics)
+    leaves = SideRelaxation().figures(hits, 0, 1, 0, 0, tactics, departures=1)
+    assert [row[3] for row in stays if row[0] == 1] == [2]
+    assert min(row[3] for row in leaves if row[0] == 1) == 0
