@@ -285,6 +285,11 @@ class Table:
             itemgetter(*[3 * j + kind for j in sides for kind in range(3)]) if sides else None
             for sides in self.hit_sides
         ]
+        #: Per card index: what puts the units after the card back in place, read out of the units before
+        #: it followed by those after it on the sides it hits (:meth:`successors`).
+        self.splice = [_splice(sides) for sides in self.hit_sides]
+        #: Per card index: the Muster moves worth trying before it (:meth:`_musters`).
+        self.candidates = [_candidates(at, sides) for at, sides in zip(attacks, self.hit_sides, strict=True)]
 
     def reduce(self, i: int, state: State) -> tuple[State, int]:
         """``(key, offset)``: ``state`` without what can no longer change, whose value is ``offset``, so
@@ -404,20 +409,20 @@ class Table:
             return out
         sides = self.hit_sides[i]
         read = self.local[i]
-        assert read is not None
+        splice = self.splice[i]
+        assert read is not None and splice is not None
         available = tactics[at.tactic] if at.tactic >= 0 else 0
-        for moves, moved in self._musters(at, units, muster):
-            local = read(moved)
-            for gain, after_local, beer_left, left, held in _outcomes(at, sides, local, beer, available):
-                if moves and not _justified(moves, sides, held, after_local):
+        for moves, moved, checks in self._musters(i, units, muster):
+            left_tokens = muster - len(moves)
+            for gain, after_local, beer_left, left, held in _outcomes(
+                at, sides, read(moved), beer, available
+            ):
+                if checks and not _justified(checks, held, after_local):
                     continue
-                after: list[int] = list(moved)
-                for n, j in enumerate(sides):
-                    after[3 * j : 3 * j + 3] = after_local[3 * n : 3 * n + 3]
                 tactics_left = tactics
                 if at.tactic >= 0 and left != available:
                     tactics_left = (*tactics[: at.tactic], left, *tactics[at.tactic + 1 :])
-                key = (tuple(after), beer_left, tactics_left, muster - len(moves))
+                key = (splice(moved + after_local), beer_left, tactics_left, left_tokens)
                 if out.get(key, gain - 1) < gain:
                     out[key] = gain
         return out
@@ -453,53 +458,50 @@ class Table:
             return
         hit, read = self.hit_sides[i], self.local[i]
         assert read is not None
-        for moves, moved in self._musters(at, units, muster):
+        for moves, moved, checks in self._musters(i, units, muster):
             for gain, sides, after_units, beer_left, tactics_left in self._resolve(at, moved, beer, tactics):
                 held = {side.side: side.held for side in sides}
-                if moves and not _justified(moves, hit, tuple(held[j] for j in hit), read(after_units)):
+                if checks and not _justified(checks, tuple(held[j] for j in hit), read(after_units)):
                     continue
                 defended = all(side.held for side in sides)
                 play = Play(moves, sides, 0, defended)
                 yield gain, play, (after_units, beer_left, tactics_left, muster - len(moves))
 
-    def _musters(self, at: Attack, units: Units, muster: int) -> Iterator[tuple[tuple[Move, ...], Units]]:
-        """Sets of Muster moves before ``at`` (D14), each unit arrangement once with the fewest moves that
-        reach it (level by level). Only moves that leave or reach a side this card hits are tried (any other
-        can wait for a later card), and a set is offered only if each move to a side this card does not
-        hit leaves a side that may fall: from a side whose units cover its need, which must hold, the unit
-        could as well move after the card (:func:`_justified`)."""
-        yield (), units
-        if not muster:
+    def _musters(self, i: int, units: Units, muster: int) -> Iterator[tuple[tuple[Move, ...], Units, Checks]]:
+        """Sets of Muster moves before card ``i`` (D14), each unit arrangement once with the fewest moves
+        that reach it (level by level), with the units after them and each move's :data:`Checks`. Only
+        moves that leave or reach a side this card hits are tried (any other can wait for a later card),
+        and a set is offered only if each move to a side this card does not hit leaves a side that may
+        fall: from a side whose units cover its need, which must hold, the unit could as well move after
+        the card (:func:`_justified`)."""
+        yield (), units, ()
+        candidates = self.candidates[i]
+        if not muster or not candidates:
             return
-        need = {h.side: h.need for h in at.hits if h.need}
-        if not need:
-            return
-        candidates = [
-            Move(source, target, kind)
-            for source in range(4)
-            for target in range(4)
-            for kind in range(3)
-            if source != target and (source in need or target in need)
-        ]
         seen = {units}
-        level: list[tuple[tuple[Move, ...], Units]] = [((), units)]
+        level: list[tuple[tuple[Move, ...], Units, Checks, tuple[tuple[int, int], ...]]] = [
+            ((), units, (), ())
+        ]
         for _ in range(muster):
-            following: list[tuple[tuple[Move, ...], Units]] = []
-            for moves, now in level:
-                for move in candidates:
-                    if not now[3 * move.source + move.kind]:
+            following: list[tuple[tuple[Move, ...], Units, Checks, tuple[tuple[int, int], ...]]] = []
+            for moves, now, checks, rescues in level:
+                for move, source, target, check, rescue in candidates:
+                    if not now[source]:
                         continue
                     after = list(now)
-                    after[3 * move.source + move.kind] -= 1
-                    after[3 * move.target + move.kind] += 1
+                    after[source] -= 1
+                    after[target] += 1
                     moved = tuple(after)
                     if moved in seen:
                         continue
                     seen.add(moved)
                     more = (*moves, move)
-                    following.append((more, moved))
-                    if all(_may_fall(m.source, need, moved) for m in more if m.target not in need):
-                        yield more, moved
+                    more_checks = (*checks, check)
+                    more_rescues = (*rescues, rescue) if rescue[1] else rescues
+                    following.append((more, moved, more_checks, more_rescues))
+                    # A side a unit left for a side this card does not hit must still be one that may fall.
+                    if all(moved[b] + 2 * moved[b + 1] + moved[b + 2] < need for b, need in more_rescues):
+                        yield more, moved, more_checks
             level = following
 
     @staticmethod
@@ -579,26 +581,62 @@ def _outcomes(
     return tuple((gain, *index) for index, gain in found.items())
 
 
-def _may_fall(side: int, need: dict[int, int], units: Units) -> bool:
-    """Whether ``side`` may fall to this card with ``units``: the card hits it and its units' strength does
-    not cover its need (else they must take it, D11, and the side holds)."""
-    if side not in need:
-        return False
-    j = 3 * side
-    return units[j] + 2 * units[j + 1] + units[j + 2] < need[side]
+#: Per Muster move, what :func:`_justified` asks of it: the position of its source among the sides the card
+#: hits (-1 if it hits none) and where its kind stands on its target in the units after the card, read
+#: as :meth:`Table.local` reads them (-1 if the card does not hit the target).
+Checks = tuple[tuple[int, int], ...]
 
 
-def _justified(moves: tuple[Move, ...], sides: tuple[int, ...], held: tuple[bool, ...], after: Units) -> bool:
-    """Whether every Muster move before a card was needed there (D14), given whether each of the ``sides``
-    the card hits ``held`` and their units ``after`` it (``(m, k, l)`` per side in ``sides`` order). A move
-    is needed if it takes a unit off a side that then falls (it would have been spent there), or brings a
-    unit to a side where no unit of its kind is left untouched after the card (so it, or one like it, took
-    damage). Any other move could be made after this card with the same token and the same result, which
-    keeps the token longer; plays with such a move are never better and are skipped."""
-    for move in moves:
-        if move.source in sides and not held[sides.index(move.source)]:
+def _candidates(
+    at: Attack, sides: tuple[int, ...]
+) -> tuple[tuple[Move, int, int, tuple[int, int], tuple[int, int]], ...]:
+    """The Muster moves worth trying before ``at`` (which hits ``sides``): those that leave or reach a side
+    it asks strength of. Each as ``(move, index of its unit in the units, index after it, its check for
+    :func:`_justified`, (first index of its source side, the need there) when it goes to a side the card
+    does not ask strength of, else (0, 0))``."""
+    need = {h.side: h.need for h in at.hits if h.need}
+    return tuple(
+        (
+            Move(source, target, kind),
+            3 * source + kind,
+            3 * target + kind,
+            (
+                sides.index(source) if source in sides else -1,
+                3 * sides.index(target) + kind if target in sides else -1,
+            ),
+            (3 * source, need.get(source, 0)) if target not in need else (0, 0),
+        )
+        for source in range(4)
+        for target in range(4)
+        for kind in range(3)
+        if source != target and (source in need or target in need)
+    )
+
+
+def _splice(sides: tuple[int, ...]) -> Callable[[tuple[int, ...]], Units] | None:
+    """What reads the units after a card hitting ``sides`` out of the units before it (12 numbers) followed
+    by the units after it on ``sides`` (``(m, k, l)`` per side in order)."""
+    if not sides:
+        return None
+    order = [
+        12 + 3 * sides.index(j) + kind if j in sides else 3 * j + kind for j in range(4) for kind in range(3)
+    ]
+    return itemgetter(*order)
+
+
+def _justified(checks: Checks, held: tuple[bool, ...], after: Units) -> bool:
+    """Whether every Muster move before a card was needed there (D14), given each move's :data:`Checks`,
+    whether each side the card hits ``held`` and their units ``after`` it (``(m, k, l)`` per side in
+    order). A move is needed if it takes a unit off a side that then falls (it would have been spent
+    there), or brings a unit to a side that holds and where no unit of its kind is left untouched after the
+    card (so it, or one like it, took damage). Any other move could be made after this card with the same
+    token and the same result, which keeps the token longer; a unit brought to a side that falls is spent
+    there for nothing, where staying put it would at least not have been lost to this side. Plays with such
+    a move are never better and are skipped."""
+    for source, target in checks:
+        if source >= 0 and not held[source]:
             continue
-        if move.target in sides and not after[3 * sides.index(move.target) + move.kind]:
+        if target >= 0 and held[target // 3] and not after[target]:
             continue
         return False
     return True

@@ -10,12 +10,28 @@ side, at most as many as there are tokens).
 
 from __future__ import annotations
 
+from itertools import product
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from anarchy.engine import AttackType, Position, Tactic, deck, reveals
 from anarchy.engine.bound import Closure, SideRelaxation, StateBound, combined
-from anarchy.engine.resolve import SAVED, TACTICS, Table, _outcomes, attack, relaxed_bound, value_parts
+from anarchy.engine.resolve import (
+    BRAVERY,
+    KEPT,
+    SAVED,
+    STRENGTHS,
+    TACTICS,
+    UNDEFENDED,
+    Attack,
+    State,
+    Table,
+    _outcomes,
+    attack,
+    relaxed_bound,
+    value_parts,
+)
 from anarchy.engine.solver import _side_bounds, deployments, start_state, table
 from tests.anarchy.test_solver_property import _walls_ok, draw_row
 
@@ -183,3 +199,63 @@ def test_a_unit_may_leave_a_side_before_it_falls() -> None:
     leaves = SideRelaxation().figures(hits, 0, 1, 0, 0, tactics, departures=1)
     assert [row[3] for row in stays if row[0] == 1] == [2]
     assert min(row[3] for row in leaves if row[0] == 1) == 0
+
+
+def _naive_best(attacks: tuple[Attack, ...], i: int, state: State, memo: dict[tuple[int, State], int]) -> int:
+    """The best value of ``attacks[i:]`` from ``state`` by trying every play there is: every set of up to
+    the tokens left of Muster moves between any two sides (D14), then every way of taking the card
+    (``Table._resolve``, D10–D13), or for a Catapult the Covers or not (D24). No move is skipped as
+    needless, unlike ``Table``'s search."""
+    if i == len(attacks):
+        units, beer, tactics, _muster = state
+        return (
+            sum(u * s for u, s in zip(units, STRENGTHS, strict=True)) * KEPT + (beer + sum(tactics)) * SAVED
+        )
+    found = memo.get((i, state))
+    if found is not None:
+        return found
+    at = attacks[i]
+    units, beer, tactics, muster = state
+    best: int | None = None
+    if not at.hits:
+        options = [(UNDEFENDED, state)]
+        if tactics[at.tactic] >= at.castle:
+            spent = tuple(c - at.castle if t == at.tactic else c for t, c in enumerate(tactics))
+            options.append((BRAVERY * at.skull, (units, beer, spent, muster)))
+        best = max(gain + _naive_best(attacks, i + 1, after, memo) for gain, after in options)
+    else:
+        arrangements = {units: 0}
+        frontier = [units]
+        for _ in range(muster):
+            following = []
+            for now in frontier:
+                for source, target, kind in product(range(4), range(4), range(3)):
+                    if source != target and now[3 * source + kind]:
+                        moved = list(now)
+                        moved[3 * source + kind] -= 1
+                        moved[3 * target + kind] += 1
+                        if tuple(moved) not in arrangements:
+                            arrangements[tuple(moved)] = arrangements[now] + 1
+                            following.append(tuple(moved))
+            frontier = following
+        for moved, used in arrangements.items():
+            for gain, _sides, after, beer_left, left in Table._resolve(at, moved, beer, tactics):
+                value = gain + _naive_best(attacks, i + 1, (after, beer_left, left, muster - used), memo)
+                best = value if best is None else max(best, value)
+    assert best is not None
+    memo[(i, state)] = best
+    return best
+
+
+@BOUNDS
+@given(positions(), st.data())
+def test_the_search_skipping_needless_muster_moves_finds_the_best_play(
+    position: Position, data: st.DataObject
+) -> None:
+    """D14, D28: the exact search tries only Muster moves that touch the sides a card hits and that were
+    needed there (``resolve._justified``); every play there is, tried by brute force, is worth no more."""
+    deployment = data.draw(st.sampled_from(list(deployments(position))))
+    faces = data.draw(st.sampled_from(reveals(position)))
+    plain = table(position, faces)
+    state = start_state(position, deployment)
+    assert plain.best(0, state) == _naive_best(plain.attacks, 0, state, {})
