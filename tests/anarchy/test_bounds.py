@@ -231,12 +231,12 @@ def _naive_best(attacks: tuple[Attack, ...], i: int, state: State, memo: dict[tu
             for now in frontier:
                 for source, target, kind in product(range(4), range(4), range(3)):
                     if source != target and now[3 * source + kind]:
-                        moved = list(now)
-                        moved[3 * source + kind] -= 1
-                        moved[3 * target + kind] += 1
-                        if tuple(moved) not in arrangements:
-                            arrangements[tuple(moved)] = arrangements[now] + 1
-                            following.append(tuple(moved))
+                        step = list(now)
+                        step[3 * source + kind] -= 1
+                        step[3 * target + kind] += 1
+                        if tuple(step) not in arrangements:
+                            arrangements[tuple(step)] = arrangements[now] + 1
+                            following.append(tuple(step))
             frontier = following
         for moved, used in arrangements.items():
             for gain, _sides, after, beer_left, left in Table._resolve(at, moved, beer, tactics):
