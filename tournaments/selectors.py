@@ -112,11 +112,6 @@ def event_results(event: Event) -> EventResults:
         return team_results(event)
     players = [str(u) for u in Entry.objects.filter(event=event).values_list("user_id", flat=True)]
     results = EventResults(players=players)
-    points = {p: 0.0 for p in players}
-    vp = {p: 0.0 for p in players}
-    played = {p: 0 for p in players}
-    opponents: dict[str, list[str]] = defaultdict(list)
-    h2h: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     tables = list(Table.objects.filter(round__event=event).select_related("game", "round"))
     by_table: dict[int, list[str]] = defaultdict(list)
     for table_id, user_id in TableSeat.objects.filter(round__event=event, entry__isnull=False).values_list(
@@ -125,44 +120,49 @@ def event_results(event: Event) -> EventResults:
         by_table[table_id].append(str(user_id))
     results.met = seating.meetings(by_table.values())
     finished = {t.game_id: t for t in tables if t.game.status == Game.Status.FINISHED}
-    ranks: dict[int, list[tuple[str, int, int]]] = defaultdict(list)
+    ranks: dict[int, list[tuple[str | None, int, int]]] = defaultdict(list)
     seats = Seat.objects.filter(game_id__in=finished, user__isnull=False, is_bot=False)
     for game_id, user_id, rank, final_vp in seats.values_list("game_id", "user_id", "final_rank", "final_vp"):
         ranks[game_id].append((str(user_id), rank if rank is not None else 99, final_vp or 0))
-    for rows in ranks.values():
-        for p, rank, got in rows:
-            if p not in points:
-                continue
-            points[p] += _place(event, rank)
-            vp[p] += got
-            played[p] += 1
-            for q, other, _vp in rows:
-                if q != p:
-                    opponents[p].append(q)
-                    if rank < other:
-                        h2h[p][q] += 1
     bye_rows = RoundBye.objects.filter(round__event=event).values_list(
         "entry__user_id", "points", "round__number"
     )
-    for user_id, got, _number in bye_rows:
-        p = str(user_id)
-        points[p] = points.get(p, 0.0) + got
-        results.byes[p] = results.byes.get(p, 0) + 1
-    _sum_up(results, points, vp, played, h2h, opponents)
+    _sum_up(event, results, ranks, [(str(user_id), got) for user_id, got, _number in bye_rows])
     _last_round(results, tables, finished, ranks, lambda last: [str(u) for u, _g, n in bye_rows if n == last])
     return results
 
 
 def _sum_up(
+    event: Event,
     results: EventResults,
-    points: dict[str, float],
-    vp: dict[str, float],
-    played: dict[str, int],
-    h2h: dict[str, dict[str, float]],
-    opponents: dict[str, list[str]],
+    ranks: Mapping[int, Sequence[tuple[str | None, int, int]]],
+    byes: Sequence[tuple[str, float]],
 ) -> None:
-    """Store the totals in ``results`` with the tie-breaks (Buchholz-like sum of opponents' points, then
-    VP, then head to head) and the order they give (:func:`seating.standings_order`)."""
+    """Add up the finished tables and the byes of ``results.players`` (players, or teams) and store the
+    totals in ``results`` with the tie-breaks (Buchholz-like sum of opponents' points, then VP, then head to
+    head) and the order they give (:func:`seating.standings_order`). ``ranks``: per finished game, each
+    unit's ``(id or None for a bot, place, VP)``, scored by the place (:func:`_place`), the others at the
+    table its opponents, those it placed above its head-to-head wins; ``byes``: ``(id, points)`` per bye."""
+    points = {u: 0.0 for u in results.players}
+    vp = {u: 0.0 for u in results.players}
+    played = {u: 0 for u in results.players}
+    opponents: dict[str, list[str]] = defaultdict(list)
+    h2h: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for rows in ranks.values():
+        for unit, place, got in rows:
+            if unit is None or unit not in points:
+                continue
+            points[unit] += _place(event, place)
+            vp[unit] += got
+            played[unit] += 1
+            for other, other_place, _vp in rows:
+                if other is not None and other != unit:
+                    opponents[unit].append(other)
+                    if place < other_place:
+                        h2h[unit][other] += 1
+    for unit, bye in byes:
+        points[unit] = points.get(unit, 0.0) + bye
+        results.byes[unit] = results.byes.get(unit, 0) + 1
     results.points, results.vp, results.played = points, vp, played
     results.head_to_head = {p: dict(row) for p, row in h2h.items()}
     results.buchholz = seating.buchholz_scores(points, opponents)
@@ -198,11 +198,6 @@ def team_results(event: Event) -> EventResults:
     order (VP breaking a shared place); a bot team is left out everywhere."""
     units = [str(pk) for pk in Team.objects.filter(event=event).order_by("pk").values_list("pk", flat=True)]
     results = EventResults(players=units)
-    points = {u: 0.0 for u in units}
-    vp = {u: 0.0 for u in units}
-    played = {u: 0 for u in units}
-    opponents: dict[str, list[str]] = defaultdict(list)
-    h2h: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     tables = list(Table.objects.filter(round__event=event).select_related("game", "round"))
     team_at: dict[int, dict[int, str]] = defaultdict(dict)  # game id -> engine seat -> team id
     for game_id, number, team_id in TableSeat.objects.filter(
@@ -229,26 +224,12 @@ def team_results(event: Event) -> EventResults:
             for group, place in zip(groups, team_places(best), strict=True)
         ]
         ranks[game_id] = rows
-        for unit, place, got in rows:
-            if unit is None or unit not in points:
-                continue
-            points[unit] += _place(event, place)
-            vp[unit] += got
-            played[unit] += 1
-            for other, other_place, _vp in rows:
-                if other is not None and other != unit:
-                    opponents[unit].append(other)
-                    if place < other_place:
-                        h2h[unit][other] += 1
     byes: dict[tuple[str, int], int] = {}
     for team_id, number, got in RoundBye.objects.filter(
         round__event=event, entry__team__isnull=False
     ).values_list("entry__team_id", "round__number", "points"):
         byes[(str(team_id), number)] = got
-    for (unit, _number), got in byes.items():
-        points[unit] = points.get(unit, 0.0) + got
-        results.byes[unit] = results.byes.get(unit, 0) + 1
-    _sum_up(results, points, vp, played, h2h, opponents)
+    _sum_up(event, results, ranks, [(unit, got) for (unit, _number), got in byes.items()])
     _last_round(
         results,
         tables,
