@@ -482,7 +482,7 @@ class Table:
         level: list[tuple[tuple[Move, ...], Units, Checks, tuple[tuple[int, int], ...]]] = [
             ((), units, (), ())
         ]
-        for _ in range(muster):
+        for tokens_left in range(muster, 0, -1):
             following: list[tuple[tuple[Move, ...], Units, Checks, tuple[tuple[int, int], ...]]] = []
             for moves, now, checks, rescues in level:
                 for move, source, target, check, rescue in candidates:
@@ -498,7 +498,8 @@ class Table:
                     more = (*moves, move)
                     more_checks = (*checks, check)
                     more_rescues = (*rescues, rescue) if rescue[1] else rescues
-                    following.append((more, moved, more_checks, more_rescues))
+                    if tokens_left > 1:  # the last level is not extended
+                        following.append((more, moved, more_checks, more_rescues))
                     # A side a unit left for a side this card does not hit must still be one that may fall.
                     if all(moved[b] + 2 * moved[b + 1] + moved[b + 2] < need for b, need in more_rescues):
                         yield more, moved, more_checks
