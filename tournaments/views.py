@@ -19,6 +19,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.formats import date_format
+from django.utils.text import format_lazy
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
@@ -45,8 +46,8 @@ REFUSALS = {
     "no such entry": gettext_lazy("There is no such entry."),
     "this event has no teams": gettext_lazy("This event has no teams."),
     "choose a team to join or name a new team": gettext_lazy("Choose a team to join, or name a new team."),
-    f"a team name has 1 to {services.TEAM_NAME_LENGTH} characters": gettext_lazy(
-        "A team name has 1 to 40 characters."
+    f"a team name has 1 to {services.TEAM_NAME_LENGTH} characters": format_lazy(
+        gettext_lazy("A team name has 1 to {length} characters."), length=services.TEAM_NAME_LENGTH
     ),
     "that team name is taken": gettext_lazy("That team name is taken; choose another."),
     "there is no such team in this event": gettext_lazy("There is no such team in this event."),

@@ -545,6 +545,29 @@ def test_the_pages_sign_up_starts_and_joins_teams_and_refuses_bad_choices_with_4
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("en", "A team name has 1 to 40 characters."),
+        ("sv", "Ett lagnamn har 1 till 40 tecken."),
+        ("pl", "Nazwa drużyny ma od 1 do 40 znaków."),
+        ("ko", "팀 이름은 1~40자입니다."),
+    ],
+)
+def test_a_too_long_team_name_is_refused_in_the_readers_language_with_the_real_limit(
+    language: str, text: str
+) -> None:
+    event = team_event()
+    url = reverse("tournaments:signup", args=[event.pk])
+    user = create_user()
+    User.objects.filter(pk=user.pk).update(language=language)  # a signed-in player reads their profile's
+    response = client_for(user).post(url, {"team_name": "x" * (services.TEAM_NAME_LENGTH + 1)})
+    assert response.status_code == 400
+    assert text in response.content.decode()
+    assert not Entry.objects.exists() and not Team.objects.exists()
+
+
+@pytest.mark.django_db
 def test_the_team_standings_csv_lists_teams_and_members() -> None:
     event = team_event(rounds=1)
     red = sign_up_team(event, "Red", 2)
