@@ -49,6 +49,22 @@ def side_hits(attacks: tuple[Attack, ...], side: int) -> SideHits:
     )
 
 
+def tactic_needs(attacks: tuple[Attack, ...]) -> tuple[int, ...]:
+    """Per Tactic (:data:`.resolve.TACTICS` order), the most of it that ``attacks`` can take: the needs of
+    the cards that use it, summed over the sides they hit (a Tactic spent on a side stops at most its need
+    there, D10). Catapults ask no side for strength, so Covers count 0 here."""
+    return tuple(
+        sum(h.need for at in attacks if at.tactic == t for h in at.hits) for t in range(len(TACTICS))
+    )
+
+
+def usable_supply(beer: int, tactics: tuple[int, ...], needs: tuple[int, ...]) -> int:
+    """The Beer and Tactics that the sides can spend in all: the Beer, and of each Tactic no more than its
+    cards can take (``needs``, :func:`tactic_needs`). Each is spent once (D10, D13), so the sides' spending
+    adds up to at most this."""
+    return beer + sum(map(min, tactics, needs))
+
+
 def fewest_catapults_lost(attacks: tuple[Attack, ...], tactics: tuple[int, ...]) -> int:
     """The fewest Catapults of ``attacks`` left undefended with the Covers in ``tactics`` (D24): the Covers
     go to the weakest Catapults first, which defends the most of them."""
@@ -360,7 +376,7 @@ class RevealFigures:
     the fewest Catapults the Covers leave undefended (D24: no Worker plays a part there, so these add to
     any side's falls); ``skulls``, the Strong Attacks in the row, and ``skull_mask`` those that hit sides
     (bits as in :data:`SideHits`); ``saved``, all the Tactics and Beer; ``ceiling``, the pooled bound
-    itself."""
+    itself; ``supply``, the Beer and Tactics its sides can spend (:func:`usable_supply`)."""
 
     undefended: int
     catapults: int
@@ -368,6 +384,7 @@ class RevealFigures:
     skull_mask: int
     saved: int
     ceiling: int
+    supply: int
 
 
 @cache
@@ -408,7 +425,6 @@ class DeploymentBounds:
         default), by which :meth:`total` counts them."""
         self.reveals = [figures for _attacks, figures in reveals]
         self.weights = [1] * len(reveals) if weights is None else list(weights)
-        self.supply = beer + sum(tactics) - tactics[COVERS]
         self.muster = muster
         self.strength = men + 2 * knights
         self.hits = [[side_hits(attacks, side) for attacks, _figures in reveals] for side in range(4)]
@@ -461,7 +477,7 @@ class DeploymentBounds:
         self, n: int, figures: RevealFigures, f0: Closure, f1: Closure, f2: Closure, f3: Closure
     ) -> int:
         floor = max(figures.undefended - figures.catapults, 0)
-        sides = combined(n, self.supply, figures.skull_mask, floor, self.strength, f0, f1, f2, f3)
+        sides = combined(n, figures.supply, figures.skull_mask, floor, self.strength, f0, f1, f2, f3)
         return sides + figures.catapults * UNDEFENDED + figures.skulls * BRAVERY + figures.saved * SAVED
 
 
@@ -491,6 +507,8 @@ class StateBound:
             [{} for _side in range(4)] for _ in ends
         ]
         self.cards = [len(attacks) - i for i in ends]
+        #: Per card index: how much of each Tactic the cards from there on can take (:func:`tactic_needs`).
+        self.needs = [tactic_needs(attacks[i:]) for i in ends]
 
     def __call__(self, i: int, state: State) -> int:
         """An upper bound on the best value of ``attacks[i:]`` from ``state`` (D28)."""
@@ -510,7 +528,7 @@ class StateBound:
         f2 = side(i, 2, u[6], u[7], u[8], beer, tactics, muster)
         f3 = side(i, 3, u[9], u[10], u[11], beer, tactics, muster)
         total = sum(map(mul, u, STRENGTHS))
-        supply = beer + sum(tactics) - tactics[COVERS]
+        supply = beer + sum(map(min, tactics, self.needs[i]))
         bound = combined(self.cards[i], supply, self.skull_mask[i], 0, total, f0, f1, f2, f3)
         if self.catapults[i]:
             bound += fewest_catapults_lost(self.catapults[i], tactics) * UNDEFENDED

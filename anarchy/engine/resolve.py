@@ -29,6 +29,8 @@ UNDEFENDED = -(RADIX**3)
 KEPT = RADIX**2
 BRAVERY = RADIX
 SAVED = 1
+#: A ceiling above every value (a play whose bound is not asked yet).
+NO_CEILING = RADIX**4
 TACTICS: tuple[Tactic, ...] = tuple(Tactic)
 
 Units = tuple[int, ...]  # (m, k, l) for each side, flattened: 12 numbers
@@ -236,6 +238,13 @@ class Table:
 
     ``attacks`` is the row right to left (D7). ``best(i, state)`` is the value of the best play of
     ``attacks[i:]`` from ``state`` (:data:`State`: units, Beer, Tactics per ``TACTICS``, Muster Tokens).
+
+    The search makes the Muster moves before a card one at a time (D14): a state before card ``i`` leads
+    either to the card's outcomes or, by one move, to another state before card ``i`` with one token fewer.
+    Moves before a card are made in any order with the same result, so the states reached by moves are
+    remembered like any other and shared by every state (and every deployment) that reaches them; and each
+    is asked its bound before it is searched. (:meth:`plays`, for the narration, still lists whole sets of
+    moves, :meth:`_musters`.)
     """
 
     def __init__(
@@ -259,6 +268,8 @@ class Table:
         self.memo = [shared.setdefault(ids[i:], {}) for i in range(len(attacks) + 1)]
         #: Upper bounds found by searches cut short (:meth:`probe`), kept beside the exact values.
         self.upper = [shared.setdefault(("<=", *ids[i:]), {}) for i in range(len(attacks) + 1)]
+        #: Lower bounds found by searches that stopped at a play reaching ``beta`` (:meth:`probe`).
+        self.lower = [shared.setdefault((">=", *ids[i:]), {}) for i in range(len(attacks) + 1)]
         #: Per card index, the sides no remaining card reaches with any need, the Tactics no remaining card
         #: can use, and whether any remaining card is one Workers defend.
         self.idle: list[tuple[int, ...]] = []
@@ -338,14 +349,22 @@ class Table:
         """The value of the best play of ``attacks[i:]`` from ``state`` (D28)."""
         return self.probe(i, state, None)
 
-    def probe(self, i: int, state: State, alpha: int | None) -> int:
-        """The best value of ``attacks[i:]`` from ``state`` if it is above ``alpha``; if not, an upper bound
-        on it that is at most ``alpha`` (a fail-soft search: plays that cannot rise above ``alpha`` or the
-        best play found so far are not searched to the end). ``alpha=None`` asks for the exact value."""
+    def probe(self, i: int, state: State, alpha: int | None, beta: int | None = None) -> int:
+        """The best value of ``attacks[i:]`` from ``state`` if it is above ``alpha`` and below ``beta``; if
+        it is not above ``alpha``, an upper bound on it that is at most ``alpha``; if it is at least
+        ``beta``, a lower bound on it that is at least ``beta`` (a fail-soft search: plays that cannot rise
+        above ``alpha`` or the best play found so far are not searched to the end, and the search stops at
+        the first play that reaches ``beta``). ``None`` leaves that side open: ``alpha=None, beta=None``
+        asks for the exact value."""
         key, offset = self.reduce(i, state)
-        return self._probe(i, key, None if alpha is None else alpha - offset) + offset
+        return (
+            self._probe(
+                i, key, None if alpha is None else alpha - offset, None if beta is None else beta - offset
+            )
+            + offset
+        )
 
-    def _probe(self, i: int, key: State, alpha: int | None) -> int:
+    def _probe(self, i: int, key: State, alpha: int | None, beta: int | None = None) -> int:
         found = self.memo[i].get(key)
         if found is not None:
             return found[0]
@@ -357,35 +376,70 @@ class Table:
             upper = self.upper[i].get(key)
             if upper is not None and upper[0] <= alpha:
                 return upper[0]
-        successors = self.successors(i, key)
-        if i + 1 == len(self.attacks):
-            # The last card: each play's value is known at once (strength kept, Tactics and Beer left).
-            last = max(gain + _final(after) for after, gain in successors.items())
-            self.memo[i][key] = (last, None, None)
-            return last
-        ranked = [(0, gain, after) for after, gain in successors.items()]
+        if beta is not None:
+            lower = self.lower[i].get(key)
+            if lower is not None and lower[0] >= beta:
+                return lower[0]
+        last = i + 1 == len(self.attacks)
         bound, rough = self.bound, self.rough
-        if bound is not None:
+        # Each child: (ceiling, gain, state, how): how 0 is a state after card i (searched from card i + 1),
+        # 1 a state after the last card (its value is known at once: ceiling), 2 a state after one Muster
+        # move before card i (searched from card i again, with one token fewer).
+        children: list[tuple[int, int, State, int]] = []
+        order = bound if rough is None else rough
+        for after, gain in self.successors(i, key).items():
+            if last:
+                children.append((gain + _final(after), gain, after, 1))
+            elif order is not None:
+                children.append((gain + order(i + 1, after), gain, after, 0))
+            else:
+                children.append((0, gain, after, 0))
+        if bound is not None or last:
             # Most promising first; once a play's bound cannot beat the floor, neither can the rest.
-            order = bound if rough is None else rough
-            ranked = [(gain + order(i + 1, after), gain, after) for _, gain, after in ranked]
-            ranked.sort(key=itemgetter(0), reverse=True)
+            children.sort(key=itemgetter(0), reverse=True)
+        # Then the Muster moves, each asked its bound when its turn comes.
+        # Moves change no pooled count, so the rough bound of this state caps every one of them.
+        cap = NO_CEILING if rough is None else rough(i, key)
+        children += [(cap, 0, moved, 2) for moved in self._moved(i, key)]
         best_value: int | None = None
         #: The most any play not searched may be worth (each at most the floor when it was passed over).
         passed: int | None = None
-        for ceiling, gain, after in ranked:
+        for ceiling, gain, after, how in children:
+            if how == 1:
+                if best_value is None or ceiling > best_value:
+                    best_value = ceiling
+                    if beta is not None and ceiling >= beta:
+                        break
+                continue
             floor = alpha if best_value is None else best_value if alpha is None else max(alpha, best_value)
             if bound is not None and floor is not None and ceiling <= floor:
                 passed = ceiling if passed is None else max(passed, ceiling)
-                break
-            if rough is not None and bound is not None and floor is not None:
-                tighter = gain + bound(i + 1, after)
-                if tighter <= floor:
-                    passed = tighter if passed is None else max(passed, tighter)
-                    continue
-            value = gain + self.probe(i + 1, after, None if floor is None else floor - gain)
+                continue
+            if how == 2:
+                if bound is not None and floor is not None:
+                    tighter = bound(i, after)
+                    if tighter <= floor:
+                        passed = tighter if passed is None else max(passed, tighter)
+                        continue
+                value = self.probe(i, after, floor, beta)
+            else:
+                if rough is not None and bound is not None and floor is not None:
+                    tighter = gain + bound(i + 1, after)
+                    if tighter <= floor:
+                        passed = tighter if passed is None else max(passed, tighter)
+                        continue
+                below = None if floor is None else floor - gain
+                value = gain + self.probe(i + 1, after, below, None if beta is None else beta - gain)
             if best_value is None or value > best_value:
                 best_value = value
+                if beta is not None and value >= beta:
+                    break
+        if beta is not None and best_value is not None and best_value >= beta:
+            # A play reaches beta: the best is at least its value (the plays after it were not searched).
+            lower = self.lower[i].get(key)
+            if lower is None or lower[0] < best_value:
+                self.lower[i][key] = (best_value, None, None)
+            return best_value
         result = best_value if passed is None else passed if best_value is None else max(best_value, passed)
         assert result is not None
         if alpha is None or result > alpha:
@@ -395,10 +449,9 @@ class Table:
         return result
 
     def successors(self, i: int, state: State) -> dict[State, int]:
-        """The states the plays at card ``i`` lead to from ``state``, each with the best gain reaching it
-        (what :meth:`plays` yields, without the plays themselves). After the Muster moves a card changes
-        only the units on the sides it hits, the Beer and its Tactic, so its outcomes are remembered by
-        those (:func:`_outcomes`)."""
+        """The states the plays at card ``i`` lead to from ``state`` without a Muster move first, each with
+        the best gain reaching it. A card changes only the units on the sides it hits, the Beer and its
+        Tactic, so its outcomes are remembered by those (:func:`_outcomes`)."""
         at = self.attacks[i]
         units, beer, tactics, muster = state
         out: dict[State, int] = {}
@@ -412,19 +465,34 @@ class Table:
         splice = self.splice[i]
         assert read is not None and splice is not None
         available = tactics[at.tactic] if at.tactic >= 0 else 0
-        for moves, moved, checks in self._musters(i, units, muster):
-            left_tokens = muster - len(moves)
-            for gain, after_local, beer_left, left, held in _outcomes(
-                at, sides, read(moved), beer, available
-            ):
-                if checks and not _justified(checks, held, after_local):
-                    continue
-                tactics_left = tactics
-                if at.tactic >= 0 and left != available:
-                    tactics_left = (*tactics[: at.tactic], left, *tactics[at.tactic + 1 :])
-                key = (splice(moved + after_local), beer_left, tactics_left, left_tokens)
-                if out.get(key, gain - 1) < gain:
-                    out[key] = gain
+        for gain, after_local, beer_left, left, _held in _outcomes(at, sides, read(units), beer, available):
+            tactics_left = tactics
+            if at.tactic >= 0 and left != available:
+                tactics_left = (*tactics[: at.tactic], left, *tactics[at.tactic + 1 :])
+            key = (splice(units + after_local), beer_left, tactics_left, muster)
+            if out.get(key, gain - 1) < gain:
+                out[key] = gain
+        return out
+
+    def _moved(self, i: int, state: State) -> list[State]:
+        """The states one Muster move before card ``i`` leads to (D14), with one token fewer: only moves
+        that leave or reach a side the card asks strength of (any other can wait for a later card)."""
+        units, beer, tactics, muster = state
+        if not muster:
+            return []
+        out = []
+        for _move, source, target, _check, (base, need) in self.candidates[i]:
+            if not units[source]:
+                continue
+            after = list(units)
+            after[source] -= 1
+            after[target] += 1
+            # A unit taken to a side the card does not ask strength of is rescued from a side that may fall
+            # (:meth:`_musters`): even if the tokens left took its strongest units away, it could not hold
+            # by its units alone.
+            if need and after[base] + 2 * after[base + 1] + after[base + 2] - 2 * (muster - 1) >= need:
+                continue
+            out.append((tuple(after), beer, tactics, muster - 1))
         return out
 
     def line(self, state: State) -> list[tuple[Play, State, State]]:

@@ -11,7 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .bound import DeploymentBounds, RevealFigures, SideRelaxation, StateBound, fewest_catapults_lost
+from .bound import (
+    DeploymentBounds,
+    RevealFigures,
+    SideRelaxation,
+    StateBound,
+    fewest_catapults_lost,
+    tactic_needs,
+    usable_supply,
+)
 from .cards import Tactic, cards_of
 from .position import Deployment, Position, row_cards
 from .resolve import TACTICS, Attack, Memo, State, Table, attack, relaxed_bound, value_parts
@@ -238,6 +246,7 @@ def _side_bounds(
                 skull_mask=sum(1 << i for i, at in enumerate(t.attacks) if at.skull and at.hits),
                 saved=saved,
                 ceiling=ceiling,
+                supply=usable_supply(position.beer, tactics, tactic_needs(t.attacks)),
             ),
         )
         for t, ceiling in zip(tables, ceilings, strict=True)
@@ -304,9 +313,10 @@ def _search(
             if found:
                 # What this class must rise above for the deployment to stay in the race (an earlier one
                 # wins ties, so for it equality must be seen exactly); below it, an upper bound is enough.
-                # With ``w`` reveals in the class, ``w * v > T`` exactly when ``v > T // w``.
+                # With ``w`` reveals in the class, ``w * v > T`` exactly when ``v > T // w``. No play is
+                # worth more than the class's bound ``per[r]``, so the search stops at one that reaches it.
                 alpha = (best_value - total - left - (i < best_index)) // w
-                total += w * tables[r].probe(0, state, alpha)
+                total += w * tables[r].probe(0, state, alpha, per[r])
             else:
                 total += w * tables[r].best(0, state)
             if beaten(total + left, i):

@@ -15,8 +15,8 @@ from itertools import product
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anarchy.engine import AttackType, Position, Tactic, deck, reveals
-from anarchy.engine.bound import Closure, SideRelaxation, StateBound, combined
+from anarchy.engine import AttackType, Deployment, Position, Slot, Tactic, deck, reveals
+from anarchy.engine.bound import Closure, SideRelaxation, StateBound, combined, tactic_needs, usable_supply
 from anarchy.engine.resolve import (
     BRAVERY,
     KEPT,
@@ -161,6 +161,68 @@ def _closure(*rows: tuple[int, int, int, int, int]) -> Closure:
 
 
 NOTHING = _closure((0, 0, 0, 0, 0))
+
+
+@BOUNDS
+@given(positions(), st.data())
+def test_probe_stops_at_a_play_reaching_its_ceiling(position: Position, data: st.DataObject) -> None:
+    """The probe with a ``beta`` (Table.probe): at or above ``beta`` it returns a lower bound on the best
+    (the search stopped at a play worth that much), between ``alpha`` and ``beta`` the exact best, and at or
+    below ``alpha`` an upper bound. The values it leaves in the memo keep later exact searches exact."""
+    deployment = data.draw(st.sampled_from(list(deployments(position))))
+    faces = data.draw(st.sampled_from(reveals(position)))
+    state = start_state(position, deployment)
+    exact = table(position, faces).best(0, state)
+    bounded: Table = table(position, faces, {}, SideRelaxation())
+    alpha = exact + data.draw(st.integers(-3, 1)) * (1 << 16) + data.draw(st.integers(-2, 0))
+    beta = alpha + 1 + data.draw(st.integers(0, 4)) * (1 << 16)
+    value = bounded.probe(0, state, alpha, beta)
+    if value >= beta:
+        assert beta <= value <= exact
+    elif value > alpha:
+        assert value == exact
+    else:
+        assert exact <= value <= alpha
+    assert bounded.best(0, state) == exact
+
+
+def test_tactics_no_card_can_take_are_no_supply() -> None:
+    """D10, D13: the sides together spend no more of a Tactic than its cards can take. Here two sides would
+    each hold with the same 2 Rocks (Ladders A3 and the Final Escalade F6 both take Rocks); the 2 Bolts in
+    store fit no card, so they do not make up for it, and the side bound sees all three undefended cards
+    that the best play leaves (it saw two when any Tactic counted as supply)."""
+
+    def up(card_id: str) -> Slot:
+        return Slot(deck()[card_id].type, card_id)
+
+    position = Position(
+        round=5,
+        values=(4, 3, 3, 4, 5),
+        determination=3,
+        row=(up("F6"), up("A35"), up("A29"), up("A3"), up("A34"), up("A10")),
+        walls=(1, 0, 0, 0),
+        towers=(1, 1, 0, 0),
+        moat=3,
+        gate=2,
+        tactics={Tactic.ROCKS: 2, Tactic.BOLTS: 2, Tactic.HOT_OIL: 2, Tactic.LOGS: 0, Tactic.COVERS: 0},
+        craftsmen=4,
+        soldiers=3,
+        knights=5,
+        beer=2,
+        muster=2,
+    )
+    deployment = Deployment(((3, 0, 0), (1, 0, 1), (0, 1, 0), (0, 2, 4)))
+    relaxation = SideRelaxation()
+    tables = [table(position, faces, {}, relaxation) for faces in reveals(position)]
+    tactics = tuple(0 if t is Tactic.COVERS else position.tactic(t) for t in TACTICS)
+    assert usable_supply(2, tactics, tactic_needs(tables[0].attacks)) == 2 + 2 + 2  # Beer, Rocks, Hot Oil
+    pool = (position.craftsmen + position.soldiers, position.knights, 0)
+    ceilings = [relaxed_bound(t.attacks, pool, position.beer, tactics) for t in tables]
+    bounds = _side_bounds(position, tables, ceilings, tactics, relaxation, [1])
+    exact = tables[0].best(0, start_state(position, deployment))
+    (bound,) = bounds.per_reveal(tuple((c + s, k) for c, s, k in deployment.sides))
+    assert bound >= exact
+    assert value_parts(bound)[0] == value_parts(exact)[0]
 
 
 def test_a_card_falls_if_any_side_it_hits_falls_so_the_sides_falls_add_up() -> None:
