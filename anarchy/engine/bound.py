@@ -332,8 +332,10 @@ def combined(
     D13). The strength kept is also at most the ``total`` strength of the units less what each side loses
     at least: a unit moved by a Muster Token may be counted as kept on two sides, but its losses are
     counted on the side where it took them, and, with Beer and Tactics (which save strength), at most the
-    total and the ``supply`` less the least that each side loses and spends together. So the play is worth
-    at most the best ``U`` meeting all these, counted with at least ``floor`` cards let fall (a bound found
+    total and the ``supply`` less the least that each side loses and spends together. Neither can be
+    below 0 (no unit loses more strength than it has, and a unit's strength is lost on one side only), so a
+    ``U`` for which either is cannot be any play's. So the play is worth at most the best ``U`` meeting all
+    these, counted with at least ``floor`` cards let fall (a bound found
     elsewhere); ``skull_mask`` holds the Strong Attacks among the cards."""
     reach = f0.reach & f1.reach & f2.reach & f3.reach
     k0, k1, k2, k3 = f0.kept, f1.kept, f2.kept, f3.kept
@@ -355,6 +357,8 @@ def combined(
                 total - l0[u] - l1[u] - l2[u] - l3[u],
                 total + supply - c0[u] - c1[u] - c2[u] - c3[u],
             )
+            if kept < 0:
+                continue  # the sides would lose more strength than there is: no play lets fall just U
             value = (
                 max(count, floor) * UNDEFENDED
                 + kept * KEPT

@@ -234,6 +234,16 @@ def test_a_card_falls_if_any_side_it_hits_falls_so_the_sides_falls_add_up() -> N
     assert value_parts(value)[0] == 2
 
 
+def test_a_set_of_falls_whose_losses_exceed_all_strength_is_no_play() -> None:
+    """D11, D27: holding the card would cost side 0 at least 2 strength and side 1 at least 1, but the
+    Castle has 2 in all; so no play holds it, and the bound is that of letting it fall (not of holding it
+    with -1 strength kept, which the radix order would rank above a fall)."""
+    side0 = _closure((0b0, 0, 0, 2, 2), (0b1, 0, 0, 0, 0))
+    side1 = _closure((0b0, 0, 0, 1, 1), (0b1, 0, 0, 0, 0))
+    value = combined(2, 0, 0, 0, 2, side0, side1, NOTHING, NOTHING)
+    assert value == UNDEFENDED + 0 * KEPT
+
+
 def test_the_sides_share_the_beer_and_tactics() -> None:
     """D10, D13: each side holds its card only by spending 1 (or lets it fall for nothing); with 1 to share,
     one card falls and nothing is left, and with 2 none falls and nothing is left either."""
