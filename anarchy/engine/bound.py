@@ -410,7 +410,11 @@ class DeploymentBounds:
     ``knights``: the Workers to deploy (Craftsmen and Soldiers as one kind). A deployment is given as its
     ``(men, knights)`` per side. With ``muster`` Muster Tokens, the sides are relaxed with arrivals and
     departures (:meth:`SideRelaxation.figures`): each token moves one unit off one side and onto another,
-    so the sides' arrivals add up to at most ``muster``, and so do their departures.
+    so the sides' arrivals add up to at most ``muster``, and so do their departures. :meth:`per_reveal`
+    shares the arrivals out (all of them, as more never bound less) and gives a side with ``s`` of them at
+    most ``muster - s`` departures: a play using ``t`` tokens with ``a_j`` arrivals on side ``j`` sends at
+    most ``t - a_j`` units from it (each goes to another side), and the share that adds the ``muster - t``
+    tokens left to the ``a_j`` adds no more than that to any one side.
     """
 
     def __init__(
@@ -436,7 +440,7 @@ class DeploymentBounds:
         self.relaxation = relaxation
         self.beer, self.tactics = beer, tactics
         #: Per number of arrivals, side and start: the closed figures per reveal (:meth:`_closures`).
-        self.closed: list[list[dict[tuple[int, int], list[Closure]]]] = [
+        self.closed: list[list[dict[tuple[tuple[int, int], int], list[Closure]]]] = [
             [{} for _side in range(4)] for _a in range(muster + 1)
         ]
         self.shares = shares(muster)
@@ -456,7 +460,11 @@ class DeploymentBounds:
     def per_reveal(self, sides: tuple[tuple[int, int], ...]) -> list[int]:
         """Per reveal, an upper bound on the best value from the deployment ``sides``: the least of the side
         bound (the best over the ways to share the arrivals) and the pooled relaxation's."""
-        per_share = [[self._closures(share[j], j, sides[j]) for j in range(4)] for share in self.shares]
+        muster = self.muster
+        per_share = [
+            [self._closures(share[j], j, sides[j], muster - share[j]) for j in range(4)]
+            for share in self.shares
+        ]
         out = []
         for r, figures in enumerate(self.reveals):
             n = self.cards[r]
@@ -464,15 +472,18 @@ class DeploymentBounds:
             out.append(min(best, figures.ceiling))
         return out
 
-    def _closures(self, arrivals: int, side: int, start: tuple[int, int]) -> list[Closure]:
-        """Side ``side``'s figures per reveal from ``start`` with ``arrivals`` (and every token as a possible
-        departure), closed over the reveal's cards (:class:`Closure`), remembered."""
+    def _closures(
+        self, arrivals: int, side: int, start: tuple[int, int], departures: int | None = None
+    ) -> list[Closure]:
+        """Side ``side``'s figures per reveal from ``start`` with ``arrivals`` and ``departures`` (every token
+        by default), closed over the reveal's cards (:class:`Closure`), remembered."""
+        departures = self.muster if departures is None else departures
         table = self.closed[arrivals][side]
-        found = table.get(start)
+        found = table.get((start, departures))
         if found is None:
             figures, closure = self.relaxation.figures, self.relaxation.closure
-            found = table[start] = [
-                closure(figures(h, *start, 0, self.beer, self.tactics, arrivals, self.muster), n)
+            found = table[(start, departures)] = [
+                closure(figures(h, *start, 0, self.beer, self.tactics, arrivals, departures), n)
                 for h, n in zip(self.hits[side], self.cards, strict=True)
             ]
         return found
