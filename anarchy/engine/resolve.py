@@ -15,10 +15,10 @@ Units on a side are counted in three kinds: ``m`` Craftsmen and Soldiers (streng
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from itertools import product
+from itertools import chain, product
 from operator import itemgetter, mul, sub
 
 from .cards import DEFENCES, AttackType, Card, Fortification, Tactic
@@ -397,14 +397,19 @@ class Table:
         if bound is not None or last:
             # Most promising first; once a play's bound cannot beat the floor, neither can the rest.
             children.sort(key=itemgetter(0), reverse=True)
-        # Then the Muster moves, each asked its bound when its turn comes.
-        # Moves change no pooled count, so the rough bound of this state caps every one of them.
-        cap = NO_CEILING if rough is None else rough(i, key)
-        children += [(cap, 0, moved, 2) for moved in self._moved(i, key)]
+        # Then the Muster moves, made when their turn comes and each asked its bound then. Moves change no
+        # pooled count, so the rough bound of this state caps every one of them.
+        if key[3] and self.candidates[i]:
+            cap = NO_CEILING if rough is None else rough(i, key)
+            plays: Iterable[tuple[int, int, State, int]] = chain(
+                children, ((cap, 0, moved, 2) for moved in self._moved(i, key))
+            )
+        else:
+            plays = children
         best_value: int | None = None
         #: The most any play not searched may be worth (each at most the floor when it was passed over).
         passed: int | None = None
-        for ceiling, gain, after, how in children:
+        for ceiling, gain, after, how in plays:
             if how == 1:
                 if best_value is None or ceiling > best_value:
                     best_value = ceiling
@@ -414,6 +419,8 @@ class Table:
             floor = alpha if best_value is None else best_value if alpha is None else max(alpha, best_value)
             if bound is not None and floor is not None and ceiling <= floor:
                 passed = ceiling if passed is None else max(passed, ceiling)
+                if how == 2:
+                    break  # the moves come last and share one ceiling
                 continue
             if how == 2:
                 if bound is not None and floor is not None:
@@ -474,13 +481,12 @@ class Table:
                 out[key] = gain
         return out
 
-    def _moved(self, i: int, state: State) -> list[State]:
+    def _moved(self, i: int, state: State) -> Iterator[State]:
         """The states one Muster move before card ``i`` leads to (D14), with one token fewer: only moves
         that leave or reach a side the card asks strength of (any other can wait for a later card)."""
         units, beer, tactics, muster = state
         if not muster:
-            return []
-        out = []
+            return
         for _move, source, target, _check, (base, need) in self.candidates[i]:
             if not units[source]:
                 continue
@@ -492,8 +498,7 @@ class Table:
             # by its units alone.
             if need and after[base] + 2 * after[base + 1] + after[base + 2] - 2 * (muster - 1) >= need:
                 continue
-            out.append((tuple(after), beer, tactics, muster - 1))
-        return out
+            yield (tuple(after), beer, tactics, muster - 1)
 
     def line(self, state: State) -> list[tuple[Play, State, State]]:
         """The best play from ``state`` at the first card: ``(play, state before, state after)`` per card.
@@ -749,22 +754,35 @@ def relaxed(
     ids = tuple(at.shape() for at in attacks)
     memos = [shared.setdefault(ids[i:], {}) for i in range(len(attacks) + 1)]
     usable = [{at.tactic for at in attacks[i:]} for i in range(len(attacks) + 1)]
+    #: Per card index: the Tactics no card from there on can use.
+    unusable = [tuple(t for t in range(len(TACTICS)) if t not in usable[i]) for i in range(len(attacks) + 1)]
+    #: Every answer given, by the question as asked (before what cannot matter is set aside).
+    asked: dict[tuple[int, int, int, int, int, tuple[int, ...]], int] = {}
 
     def best(i: int, m: int, k: int, down: int, beer: int, tactics: tuple[int, ...]) -> int:
+        question = (i, m, k, down, beer, tactics)
+        answer = asked.get(question)
+        if answer is not None:
+            return answer
         # What no remaining card can use only counts as saved: Beer beyond the men, unused Tactics.
         offset = 0
         if beer > m:
             offset += (beer - m) * SAVED
             beer = m
-        if any(count and t not in usable[i] for t, count in enumerate(tactics)):
-            offset += sum(count for t, count in enumerate(tactics) if t not in usable[i]) * SAVED
-            tactics = tuple(count if t in usable[i] else 0 for t, count in enumerate(tactics))
+        idle = [t for t in unusable[i] if tactics[t]]
+        if idle:
+            offset += sum(tactics[t] for t in idle) * SAVED
+            kept = list(tactics)
+            for t in idle:
+                kept[t] = 0
+            tactics = tuple(kept)
         key = ((m, k, down), beer, tactics, 0)
         found = memos[i].get(key)
         if found is None:
             found = _relaxed_step(i, m, k, down, beer, tactics)
             memos[i][key] = found
-        return found + offset
+        answer = asked[question] = found + offset
+        return answer
 
     def _relaxed_step(i: int, m: int, k: int, down: int, beer: int, tactics: tuple[int, ...]) -> int:
         if i == len(attacks):
