@@ -384,7 +384,7 @@ class Table:
         bound, rough = self.bound, self.rough
         # Each child: (ceiling, gain, state, how): how 0 is a state after card i (searched from card i + 1),
         # 1 a state after the last card (its value is known at once: ceiling), 2 a state after one Muster
-        # move before card i (searched from card i again, with one token fewer).
+        # move before card i (searched from card i again, with one token fewer), 3 the marker before those.
         children: list[tuple[int, int, State, int]] = []
         order = bound if rough is None else rough
         for after, gain in self.successors(i, key).items():
@@ -397,12 +397,12 @@ class Table:
         if bound is not None or last:
             # Most promising first; once a play's bound cannot beat the floor, neither can the rest.
             children.sort(key=itemgetter(0), reverse=True)
-        # Then the Muster moves, made when their turn comes and each asked its bound then. Moves change no
-        # pooled count, so the rough bound of this state caps every one of them.
+        # Then the Muster moves, made only if the search reaches them: moves change no pooled count, so the
+        # rough bound of this state caps them all (the marker, how 3), and then they come best bound first.
         if key[3] and self.candidates[i]:
             cap = NO_CEILING if rough is None else rough(i, key)
             plays: Iterable[tuple[int, int, State, int]] = chain(
-                children, ((cap, 0, moved, 2) for moved in self._moved(i, key))
+                children, ((cap, 0, key, 3),), self._moves(i, key)
             )
         else:
             plays = children
@@ -419,15 +419,12 @@ class Table:
             floor = alpha if best_value is None else best_value if alpha is None else max(alpha, best_value)
             if bound is not None and floor is not None and ceiling <= floor:
                 passed = ceiling if passed is None else max(passed, ceiling)
-                if how == 2:
-                    break  # the moves come last and share one ceiling
+                if how >= 2:
+                    break  # the moves come last, under the cap and best bound first
                 continue
+            if how == 3:
+                continue  # the moves follow
             if how == 2:
-                if bound is not None and floor is not None:
-                    tighter = bound(i, after)
-                    if tighter <= floor:
-                        passed = tighter if passed is None else max(passed, tighter)
-                        continue
                 value = self.probe(i, after, floor, beta)
             else:
                 if rough is not None and bound is not None and floor is not None:
@@ -480,6 +477,19 @@ class Table:
             if out.get(key, gain - 1) < gain:
                 out[key] = gain
         return out
+
+    def _moves(self, i: int, state: State) -> Iterator[tuple[int, int, State, int]]:
+        """The states one Muster move before card ``i`` leads to (:meth:`_moved`) as plays of
+        :meth:`_probe` (ceiling, gain 0, state, 2), the best bound first; made when the search reaches
+        them."""
+        bound = self.bound
+        moved = list(self._moved(i, state))
+        if bound is None:
+            yield from ((NO_CEILING, 0, after, 2) for after in moved)
+            return
+        ranked = [(bound(i, after), 0, after, 2) for after in moved]
+        ranked.sort(key=itemgetter(0), reverse=True)
+        yield from ranked
 
     def _moved(self, i: int, state: State) -> Iterator[State]:
         """The states one Muster move before card ``i`` leads to (D14), with one token fewer: only moves
