@@ -380,36 +380,11 @@ class Table:
             lower = self.lower[i].get(key)
             if lower is not None and lower[0] >= beta:
                 return lower[0]
-        last = i + 1 == len(self.attacks)
         bound, rough = self.bound, self.rough
-        # Each child: (ceiling, gain, state, how): how 0 is a state after card i (searched from card i + 1),
-        # 1 a state after the last card (its value is known at once: ceiling), 2 a state after one Muster
-        # move before card i (searched from card i again, with one token fewer), 3 the marker before those.
-        children: list[tuple[int, int, State, int]] = []
-        order = bound if rough is None else rough
-        for after, gain in self.successors(i, key).items():
-            if last:
-                children.append((gain + _final(after), gain, after, 1))
-            elif order is not None:
-                children.append((gain + order(i + 1, after), gain, after, 0))
-            else:
-                children.append((0, gain, after, 0))
-        if bound is not None or last:
-            # Most promising first; once a play's bound cannot beat the floor, neither can the rest.
-            children.sort(key=itemgetter(0), reverse=True)
-        # Then the Muster moves, made only if the search reaches them: moves change no pooled count, so the
-        # rough bound of this state caps them all (the marker, how 3), and then they come best bound first.
-        if key[3] and self.candidates[i]:
-            cap = NO_CEILING if rough is None else rough(i, key)
-            plays: Iterable[tuple[int, int, State, int]] = chain(
-                children, ((cap, 0, key, 3),), self._moves(i, key)
-            )
-        else:
-            plays = children
         best_value: int | None = None
         #: The most any play not searched may be worth (each at most the floor when it was passed over).
         passed: int | None = None
-        for ceiling, gain, after, how in plays:
+        for ceiling, gain, after, how in self._children(i, key):
             if how == 1:
                 if best_value is None or ceiling > best_value:
                     best_value = ceiling
@@ -451,6 +426,32 @@ class Table:
         else:
             self.upper[i][key] = (result, None, None)
         return result
+
+    def _children(self, i: int, key: State) -> Iterable[tuple[int, int, State, int]]:
+        """What :meth:`_probe` tries from ``key`` before card ``i``, in order: ``(ceiling, gain, state,
+        how)``. How 0 is a state after card ``i`` (searched from card ``i + 1``), 1 a state after the last
+        card (its value is known at once: the ceiling), 2 a state after one Muster move before card ``i``
+        (searched from card ``i`` again, with one token fewer) and 3 the marker before those. The card's
+        outcomes come first, the most promising first by the rough bound; then the marker, whose ceiling,
+        the rough bound of ``key``, caps every move (a move changes no pooled count); then the moves, made
+        only if the search gets there, the best side bound first (:meth:`_moves`)."""
+        last = i + 1 == len(self.attacks)
+        bound, rough = self.bound, self.rough
+        children: list[tuple[int, int, State, int]] = []
+        order = bound if rough is None else rough
+        for after, gain in self.successors(i, key).items():
+            if last:
+                children.append((gain + _final(after), gain, after, 1))
+            elif order is not None:
+                children.append((gain + order(i + 1, after), gain, after, 0))
+            else:
+                children.append((0, gain, after, 0))
+        if bound is not None or last:
+            children.sort(key=itemgetter(0), reverse=True)
+        if not (key[3] and self.candidates[i]):
+            return children
+        cap = NO_CEILING if rough is None else rough(i, key)
+        return chain(children, ((cap, 0, key, 3),), self._moves(i, key))
 
     def successors(self, i: int, state: State) -> dict[State, int]:
         """The states the plays at card ``i`` lead to from ``state`` without a Muster move first, each with
