@@ -335,8 +335,8 @@ def combined(
     total and the ``supply`` less the least that each side loses and spends together. Neither can be
     below 0 (no unit loses more strength than it has, and a unit's strength is lost on one side only), so a
     ``U`` for which either is cannot be any play's. So the play is worth at most the best ``U`` meeting all
-    these, counted with at least ``floor`` cards let fall (a bound found
-    elsewhere); ``skull_mask`` holds the Strong Attacks among the cards."""
+    these, counted with at least ``floor`` cards let fall (a bound found elsewhere); ``skull_mask`` holds
+    the Strong Attacks among the cards."""
     reach = f0.reach & f1.reach & f2.reach & f3.reach
     k0, k1, k2, k3 = f0.kept, f1.kept, f2.kept, f3.kept
     s0, s1, s2, s3 = f0.spent, f1.spent, f2.spent, f3.spent
