@@ -69,7 +69,7 @@ def fewest_catapults_lost(attacks: tuple[Attack, ...], tactics: tuple[int, ...])
     """The fewest Catapults of ``attacks`` left undefended with the Covers in ``tactics`` (D24): the Covers
     go to the weakest Catapults first, which defends the most of them."""
     castles = sorted(at.castle for at in attacks if not at.hits)
-    covers = tactics[TACTICS.index(Tactic.COVERS)]
+    covers = tactics[COVERS]
     defended = 0
     for castle in castles:
         if castle > covers:

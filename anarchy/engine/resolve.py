@@ -270,10 +270,9 @@ class Table:
         self.upper = [shared.setdefault(("<=", *ids[i:]), {}) for i in range(len(attacks) + 1)]
         #: Lower bounds found by searches that stopped at a play reaching ``beta`` (:meth:`probe`).
         self.lower = [shared.setdefault((">=", *ids[i:]), {}) for i in range(len(attacks) + 1)]
-        #: Per card index, the sides no remaining card reaches with any need, the Tactics no remaining card
-        #: can use, and whether any remaining card is one Workers defend.
+        #: Per card index, the sides no remaining card reaches with any need, and whether any remaining card
+        #: is one Workers defend.
         self.idle: list[tuple[int, ...]] = []
-        self.unused: list[tuple[int, ...]] = []
         self.workers: list[bool] = []
         #: Per card index, the most strength each side can still be asked for (its needs summed).
         self.needs: list[tuple[int, ...]] = []
@@ -283,9 +282,9 @@ class Table:
             )
             reached = {h.side for at in attacks[i:] for h in at.hits if h.need}
             self.idle.append(tuple(j for j in range(4) if j not in reached))
-            usable = {at.tactic for at in attacks[i:]}
-            self.unused.append(tuple(t for t in range(len(TACTICS)) if t not in usable))
             self.workers.append(bool(reached))
+        #: Per card index, the Tactics no remaining card can use.
+        self.unused = unused_tactics(attacks)
         #: Per card index: each unit count's cap without Muster Tokens (the strength its side can still be
         #: asked for, :meth:`reduce`).
         self.caps = [tuple(most for most in needs for _kind in range(3)) for needs in self.needs]
@@ -735,6 +734,16 @@ def _splits(needs: tuple[int, ...], available: int) -> tuple[tuple[int, ...], ..
     return tuple(split for split in product(*ranges) if sum(split) <= available)
 
 
+def unused_tactics(attacks: tuple[Attack, ...]) -> list[tuple[int, ...]]:
+    """Per card index ``i`` (0 to ``len(attacks)``): the Tactics (indices in :data:`TACTICS`) that no card of
+    ``attacks[i:]`` can use (D10, D24), which from there on only count as saved (D28)."""
+    out = []
+    for i in range(len(attacks) + 1):
+        usable = {at.tactic for at in attacks[i:]}
+        out.append(tuple(t for t in range(len(TACTICS)) if t not in usable))
+    return out
+
+
 def relaxed_bound(
     attacks: tuple[Attack, ...],
     pool: tuple[int, int, int],
@@ -764,9 +773,7 @@ def relaxed(
     shared = {} if shared is None else shared
     ids = tuple(at.shape() for at in attacks)
     memos = [shared.setdefault(ids[i:], {}) for i in range(len(attacks) + 1)]
-    usable = [{at.tactic for at in attacks[i:]} for i in range(len(attacks) + 1)]
-    #: Per card index: the Tactics no card from there on can use.
-    unusable = [tuple(t for t in range(len(TACTICS)) if t not in usable[i]) for i in range(len(attacks) + 1)]
+    unusable = unused_tactics(attacks)
     #: Every answer given, by the question as asked (before what cannot matter is set aside).
     asked: dict[tuple[int, int, int, int, int, tuple[int, ...]], int] = {}
 
