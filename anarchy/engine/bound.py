@@ -440,22 +440,25 @@ class DeploymentBounds:
         self.relaxation = relaxation
         self.beer, self.tactics = beer, tactics
         #: Per number of arrivals, side and start: the closed figures per reveal (:meth:`_closures`).
-        self.closed: list[list[dict[tuple[tuple[int, int], int], list[Closure]]]] = [
+        self.closed: list[list[dict[tuple[tuple[int, int], int], list[Closure | None]]]] = [
             [{} for _side in range(4)] for _a in range(muster + 1)
         ]
         self.shares = shares(muster)
 
     def total(self, sides: tuple[tuple[int, int], ...]) -> int:
         """An upper bound on the summed value (each reveal counted by its weight) from the deployment
-        ``sides``, looser than the sum of :meth:`per_reveal` but quicker: every side is given all the
-        arrivals, so the sides are combined once per reveal, not once per way to share the arrivals."""
+        ``sides``: the sum of :meth:`loose` over the reveals."""
+        return sum(w * self.loose(sides, r) for r, w in enumerate(self.weights))
+
+    def loose(self, sides: tuple[tuple[int, int], ...], r: int) -> int:
+        """An upper bound on the best value of reveal ``r`` from the deployment ``sides``, looser than
+        :meth:`per_reveal`'s but quicker: every side is given all the arrivals, so the sides are combined
+        once, not once per way to share the arrivals; at most the pooled relaxation's. Only reveal ``r``'s
+        figures are found (the solver asks reveal by reveal, and stops asking once a deployment is out)."""
         muster = self.muster
-        f0, f1, f2, f3 = (self._closures(muster, j, sides[j]) for j in range(4))
-        out = 0
-        for r, figures in enumerate(self.reveals):
-            bound = self._bound(self.cards[r], figures, f0[r], f1[r], f2[r], f3[r])
-            out += self.weights[r] * min(bound, figures.ceiling)
-        return out
+        figures = self.reveals[r]
+        f0, f1, f2, f3 = (self._closure(muster, j, sides[j], muster, r) for j in range(4))
+        return min(self._bound(self.cards[r], figures, f0, f1, f2, f3), figures.ceiling)
 
     def per_reveal(self, sides: tuple[tuple[int, int], ...]) -> list[int]:
         """Per reveal, an upper bound on the best value from the deployment ``sides``: the least of the side
@@ -472,20 +475,24 @@ class DeploymentBounds:
             out.append(min(best, figures.ceiling))
         return out
 
-    def _closures(
-        self, arrivals: int, side: int, start: tuple[int, int], departures: int | None = None
-    ) -> list[Closure]:
-        """Side ``side``'s figures per reveal from ``start`` with ``arrivals`` and ``departures`` (every token
-        by default), closed over the reveal's cards (:class:`Closure`), remembered."""
-        departures = self.muster if departures is None else departures
+    def _closures(self, arrivals: int, side: int, start: tuple[int, int], departures: int) -> list[Closure]:
+        """Side ``side``'s figures for every reveal from ``start`` (:meth:`_closure`)."""
+        return [self._closure(arrivals, side, start, departures, r) for r in range(len(self.reveals))]
+
+    def _closure(self, arrivals: int, side: int, start: tuple[int, int], departures: int, r: int) -> Closure:
+        """Side ``side``'s figures for reveal ``r`` from ``start`` with ``arrivals`` and ``departures``,
+        closed over the reveal's cards (:class:`Closure`), remembered."""
         table = self.closed[arrivals][side]
-        found = table.get((start, departures))
+        per = table.get((start, departures))
+        if per is None:
+            per = table[(start, departures)] = [None] * len(self.reveals)
+        found = per[r]
         if found is None:
-            figures, closure = self.relaxation.figures, self.relaxation.closure
-            found = table[(start, departures)] = [
-                closure(figures(h, *start, 0, self.beer, self.tactics, arrivals, departures), n)
-                for h, n in zip(self.hits[side], self.cards, strict=True)
-            ]
+            n = self.cards[r]
+            figures = self.relaxation.figures(
+                self.hits[side][r], *start, 0, self.beer, self.tactics, arrivals, departures
+            )
+            found = per[r] = self.relaxation.closure(figures, n)
         return found
 
     def _bound(

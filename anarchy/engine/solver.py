@@ -8,7 +8,8 @@ dynamic programme of :mod:`.resolve`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import heapq
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .bound import (
@@ -167,14 +168,10 @@ def solve(position: Position) -> Solution:
     tactics = _without_covers(position)
     pooled: dict[tuple[object, ...], dict[State, int]] = {}
     ceilings = [relaxed_bound(t.attacks, pool, position.beer, tactics, pooled) for t in tables]
-    ceiling = sum(w * c for w, c in zip(weights, ceilings, strict=True))
     every = list(deployments(position))
     side_bounds = _side_bounds(position, tables, ceilings, tactics, relaxation, weights)
     sides = [tuple((c + s, k) for c, s, k in d.sides) for d in every]
-    totals = [min(ceiling, side_bounds.total(key)) for key in sides]
-    ranked = sorted(range(len(every)), key=totals.__getitem__, reverse=True)
-    bounds = _Lazy(side_bounds, sides)
-    found = _search(position, tables, weights, every, ranked, totals, bounds)
+    found = _search(position, tables, weights, every, _Ranking(side_bounds, sides, weights, ceilings))
     n = sum(weights)
     return Solution(every[found.index], _expectation(found.value + catapults, n), found.count)
 
@@ -216,12 +213,51 @@ def _catapults_value(position: Position, row: tuple[Attack, ...]) -> int:
     return Table(catapults).best(0, ((0,) * 12, 0, covers, 0))
 
 
-class _Lazy:
-    """Per-reveal bounds of deployment ``i``, computed when the search first needs them."""
+class _Ranking:
+    """The deployments best bound first, each bound made tighter only as far as the search needs it.
 
-    def __init__(self, bounds: DeploymentBounds, sides: list[tuple[tuple[int, int], ...]]) -> None:
+    Every deployment starts at the sum of the classes' pooled ceilings (the same for all). The one on top
+    is given its side bound (:meth:`.bound.DeploymentBounds.loose`) one class more, the heaviest classes
+    first, and goes back in its place; once all its classes are bounded it is the best bounded deployment
+    left, and :meth:`next` hands it to the search. A deployment whose bound falls below the best value found
+    is never bounded further, so only the deployments that need it are bounded class by class (with the
+    bound over every class at once, all of them were). ``bounds[i]`` is deployment ``i``'s tighter bound per
+    class (:meth:`.bound.DeploymentBounds.per_reveal`), asked by the search."""
+
+    def __init__(
+        self,
+        bounds: DeploymentBounds,
+        sides: list[tuple[tuple[int, int], ...]],
+        weights: list[int],
+        ceilings: list[int],
+    ) -> None:
+        """``sides``: per deployment, its ``(men, knights)`` per side; ``weights``: reveals per class;
+        ``ceilings``: per class, the pooled relaxation's bound (:func:`.resolve.relaxed_bound`)."""
         self.bounds = bounds
         self.sides = sides
+        self.weights = weights
+        self.ceilings = ceilings
+        self.order = sorted(range(len(weights)), key=lambda r: -weights[r])
+        top = sum(w * c for w, c in zip(weights, ceilings, strict=True))
+        #: ``(-bound, deployment, classes bounded)``; ties go to the earlier deployment.
+        self.heap = [(-top, i, 0) for i in range(len(sides))]
+
+    def next(self, beaten: Callable[[int, int], bool]) -> tuple[int, int] | None:
+        """``(deployment, its bound)``: the deployment with the best bound over every class, unless even that
+        bound is ``beaten(bound, deployment)`` (then ``None``: so are all the others)."""
+        heap, order, weights, ceilings = self.heap, self.order, self.weights, self.ceilings
+        while heap:
+            negative, i, level = heap[0]
+            value = -negative
+            if beaten(value, i):
+                return None
+            if level == len(order):
+                heapq.heappop(heap)
+                return i, value
+            r = order[level]
+            value -= weights[r] * (ceilings[r] - self.bounds.loose(self.sides[i], r))
+            heapq.heapreplace(heap, (-value, i, level + 1))
+        return None
 
     def __getitem__(self, i: int) -> list[int]:
         return self.bounds.per_reveal(self.sides[i])
@@ -278,13 +314,10 @@ def _search(
     tables: list[Table],
     weights: list[int],
     every: list[Deployment],
-    ranked: list[int],
-    totals: list[int],
-    bounds: _Lazy,
+    ranking: _Ranking,
 ) -> _Found:
-    """Branch and bound over ``every`` deployment in the order ``ranked``; ``totals[i]`` bounds deployment
-    ``i``'s summed value and ``bounds[i]`` its value per class of reveals, each class counted ``weights``
-    times. The tables are solved without the Covers (:func:`solve`)."""
+    """Branch and bound over ``every`` deployment in the order of their bounds (``ranking``), each class of
+    reveals counted ``weights`` times. The tables are solved without the Covers (:func:`solve`)."""
     # Classes standing for more reveals first: they weigh most in a deployment's total, so they tell
     # deployments apart soonest (then the one that last cut a deployment moves to the front).
     order = sorted(range(len(tables)), key=lambda r: -weights[r])
@@ -296,11 +329,10 @@ def _search(
         """Whether a deployment ``i`` worth at most ``value`` cannot replace the best so far."""
         return found and (value < best_value or (value == best_value and i > best_index))
 
-    for i in ranked:
-        if beaten(totals[i], i):
-            break  # the rest are ranked no higher, and later ones lose ties
+    while (ranked := ranking.next(beaten)) is not None:
+        i = ranked[0]
         count += 1
-        per = bounds[i]
+        per = ranking[i]
         left = sum(w * b for w, b in zip(weights, per, strict=True))
         if beaten(left, i):
             continue
