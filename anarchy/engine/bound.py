@@ -439,7 +439,7 @@ class DeploymentBounds:
         self.cards = [len(attacks) for attacks, _figures in reveals]
         self.relaxation = relaxation
         self.beer, self.tactics = beer, tactics
-        #: Per number of arrivals, side and start: the closed figures per reveal (:meth:`_closures`).
+        #: Per number of arrivals, side and start: the closed figures per reveal (:meth:`_closure`).
         self.closed: list[list[dict[tuple[tuple[int, int], int], list[Closure | None]]]] = [
             [{} for _side in range(4)] for _a in range(muster + 1)
         ]
@@ -461,23 +461,29 @@ class DeploymentBounds:
         return min(self._bound(self.cards[r], figures, f0, f1, f2, f3), figures.ceiling)
 
     def per_reveal(self, sides: tuple[tuple[int, int], ...]) -> list[int]:
-        """Per reveal, an upper bound on the best value from the deployment ``sides``: the least of the side
-        bound (the best over the ways to share the arrivals) and the pooled relaxation's."""
-        muster = self.muster
-        per_share = [
-            [self._closures(share[j], j, sides[j], muster - share[j]) for j in range(4)]
-            for share in self.shares
-        ]
-        out = []
-        for r, figures in enumerate(self.reveals):
-            n = self.cards[r]
-            best = max(self._bound(n, figures, f0[r], f1[r], f2[r], f3[r]) for f0, f1, f2, f3 in per_share)
-            out.append(min(best, figures.ceiling))
-        return out
+        """Per reveal, :meth:`tight`."""
+        return [self.tight(sides, r) for r in range(len(self.reveals))]
 
-    def _closures(self, arrivals: int, side: int, start: tuple[int, int], departures: int) -> list[Closure]:
-        """Side ``side``'s figures for every reveal from ``start`` (:meth:`_closure`)."""
-        return [self._closure(arrivals, side, start, departures, r) for r in range(len(self.reveals))]
+    def tight(self, sides: tuple[tuple[int, int], ...], r: int) -> int:
+        """An upper bound on the best value of reveal ``r`` from the deployment ``sides``: the least of the
+        side bound (the best over the ways to share the arrivals) and the pooled relaxation's. Without
+        Muster Tokens it is :meth:`loose`."""
+        muster = self.muster
+        figures = self.reveals[r]
+        n = self.cards[r]
+        closure = self._closure
+        best = max(
+            self._bound(
+                n,
+                figures,
+                closure(share[0], 0, sides[0], muster - share[0], r),
+                closure(share[1], 1, sides[1], muster - share[1], r),
+                closure(share[2], 2, sides[2], muster - share[2], r),
+                closure(share[3], 3, sides[3], muster - share[3], r),
+            )
+            for share in self.shares
+        )
+        return min(best, figures.ceiling)
 
     def _closure(self, arrivals: int, side: int, start: tuple[int, int], departures: int, r: int) -> Closure:
         """Side ``side``'s figures for reveal ``r`` from ``start`` with ``arrivals`` and ``departures``,

@@ -393,12 +393,17 @@ class Table:
             floor = alpha if best_value is None else best_value if alpha is None else max(alpha, best_value)
             if bound is not None and floor is not None and ceiling <= floor:
                 passed = ceiling if passed is None else max(passed, ceiling)
-                if how >= 2:
-                    break  # the moves come last, under the cap and best bound first
+                if how == 3:
+                    break  # the moves come last, under the cap
                 continue
             if how == 3:
                 continue  # the moves follow
             if how == 2:
+                if bound is not None and floor is not None:
+                    tighter = bound(i, after)
+                    if tighter <= floor:
+                        passed = tighter if passed is None else max(passed, tighter)
+                        continue
                 value = self.probe(i, after, floor, beta)
             else:
                 if rough is not None and bound is not None and floor is not None:
@@ -482,14 +487,7 @@ class Table:
         """The states one Muster move before card ``i`` leads to (:meth:`_moved`) as plays of
         :meth:`_probe` (ceiling, gain 0, state, 2), the best bound first; made when the search reaches
         them."""
-        bound = self.bound
-        moved = list(self._moved(i, state))
-        if bound is None:
-            yield from ((NO_CEILING, 0, after, 2) for after in moved)
-            return
-        ranked = [(bound(i, after), 0, after, 2) for after in moved]
-        ranked.sort(key=itemgetter(0), reverse=True)
-        yield from ranked
+        yield from ((NO_CEILING, 0, after, 2) for after in self._moved(i, state))
 
     def _moved(self, i: int, state: State) -> Iterator[State]:
         """The states one Muster move before card ``i`` leads to (D14), with one token fewer: only moves

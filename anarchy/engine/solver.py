@@ -171,7 +171,8 @@ def solve(position: Position) -> Solution:
     every = list(deployments(position))
     side_bounds = _side_bounds(position, tables, ceilings, tactics, relaxation, weights)
     sides = [tuple((c + s, k) for c, s, k in d.sides) for d in every]
-    found = _search(position, tables, weights, every, _Ranking(side_bounds, sides, weights, ceilings))
+    ranking = _Ranking(side_bounds, sides, weights, ceilings, position.muster)
+    found = _search(position, tables, weights, every, ranking)
     n = sum(weights)
     return Solution(every[found.index], _expectation(found.value + catapults, n), found.count)
 
@@ -217,12 +218,14 @@ class _Ranking:
     """The deployments best bound first, each bound made tighter only as far as the search needs it.
 
     Every deployment starts at the sum of the classes' pooled ceilings (the same for all). The one on top
-    is given its side bound (:meth:`.bound.DeploymentBounds.loose`) one class more, the heaviest classes
-    first, and goes back in its place; once all its classes are bounded it is the best bounded deployment
-    left, and :meth:`next` hands it to the search. A deployment whose bound falls below the best value found
-    is never bounded further, so only the deployments that need it are bounded class by class (with the
-    bound over every class at once, all of them were). ``bounds[i]`` is deployment ``i``'s tighter bound per
-    class (:meth:`.bound.DeploymentBounds.per_reveal`), asked by the search."""
+    has one class's bound made tighter and goes back in its place: first its side bound with every side
+    given all the arrivals (:meth:`.bound.DeploymentBounds.loose`), class by class, the heaviest first; then,
+    with Muster Tokens, the tighter one over the ways to share them out (:meth:`.bound.DeploymentBounds.
+    tight`). Once all its classes are bounded both ways it is the best bounded deployment left, and
+    :meth:`next` hands it to the search. A deployment whose bound falls below the best value found is never
+    bounded further, so each is bounded only as far as it must be to be set aside (bounding every class of
+    every deployment first cost more than the search in most positions). ``per[i]`` is deployment ``i``'s
+    bound per class once :meth:`next` has handed it out."""
 
     def __init__(
         self,
@@ -230,37 +233,45 @@ class _Ranking:
         sides: list[tuple[tuple[int, int], ...]],
         weights: list[int],
         ceilings: list[int],
+        muster: int,
     ) -> None:
         """``sides``: per deployment, its ``(men, knights)`` per side; ``weights``: reveals per class;
-        ``ceilings``: per class, the pooled relaxation's bound (:func:`.resolve.relaxed_bound`)."""
+        ``ceilings``: per class, the pooled relaxation's bound (:func:`.resolve.relaxed_bound`);
+        ``muster``: the Muster Tokens (without, the tight bound is the loose one)."""
         self.bounds = bounds
         self.sides = sides
         self.weights = weights
-        self.ceilings = ceilings
-        self.order = sorted(range(len(weights)), key=lambda r: -weights[r])
+        order = sorted(range(len(weights)), key=lambda r: -weights[r])
+        #: The steps of tightening, in order: (class, whether by the tight bound).
+        self.steps = [(r, False) for r in order] + ([(r, True) for r in order] if muster else [])
         top = sum(w * c for w, c in zip(weights, ceilings, strict=True))
-        #: ``(-bound, deployment, classes bounded)``; ties go to the earlier deployment.
+        #: ``(-bound, deployment, steps done)``; ties go to the earlier deployment.
         self.heap = [(-top, i, 0) for i in range(len(sides))]
+        #: Per deployment bounded at least once, its bound per class so far.
+        self.per: dict[int, list[int]] = {}
+        self.ceilings = ceilings
 
     def next(self, beaten: Callable[[int, int], bool]) -> tuple[int, int] | None:
         """``(deployment, its bound)``: the deployment with the best bound over every class, unless even that
         bound is ``beaten(bound, deployment)`` (then ``None``: so are all the others)."""
-        heap, order, weights, ceilings = self.heap, self.order, self.weights, self.ceilings
+        heap, steps, weights, bounds = self.heap, self.steps, self.weights, self.bounds
         while heap:
-            negative, i, level = heap[0]
+            negative, i, done = heap[0]
             value = -negative
             if beaten(value, i):
                 return None
-            if level == len(order):
+            if done == len(steps):
                 heapq.heappop(heap)
                 return i, value
-            r = order[level]
-            value -= weights[r] * (ceilings[r] - self.bounds.loose(self.sides[i], r))
-            heapq.heapreplace(heap, (-value, i, level + 1))
+            per = self.per.get(i)
+            if per is None:
+                per = self.per[i] = list(self.ceilings)
+            r, tight = steps[done]
+            bound = min(per[r], bounds.tight(self.sides[i], r) if tight else bounds.loose(self.sides[i], r))
+            value -= weights[r] * (per[r] - bound)
+            per[r] = bound
+            heapq.heapreplace(heap, (-value, i, done + 1))
         return None
-
-    def __getitem__(self, i: int) -> list[int]:
-        return self.bounds.per_reveal(self.sides[i])
 
 
 def _side_bounds(
@@ -330,12 +341,9 @@ def _search(
         return found and (value < best_value or (value == best_value and i > best_index))
 
     while (ranked := ranking.next(beaten)) is not None:
-        i = ranked[0]
+        i, left = ranked
         count += 1
-        per = ranking[i]
-        left = sum(w * b for w, b in zip(weights, per, strict=True))
-        if beaten(left, i):
-            continue
+        per = ranking.per[i]
         units, beer, _tactics, muster = start_state(position, every[i])
         state = (units, beer, _without_covers(position), muster)
         total = 0
