@@ -331,12 +331,14 @@ def combined(
     and the sides' spending adds up to at most the ``supply`` of Beer and Tactics (each is spent once, D10,
     D13). The strength kept is also at most the ``total`` strength of the units less what each side loses
     at least: a unit moved by a Muster Token may be counted as kept on two sides, but its losses are
-    counted on the side where it took them, and, with Beer and Tactics (which save strength), at most the
-    total and the ``supply`` less the least that each side loses and spends together. Neither can be
-    below 0 (no unit loses more strength than it has, and a unit's strength is lost on one side only), so a
-    ``U`` for which either is cannot be any play's. So the play is worth at most the best ``U`` meeting all
-    these, counted with at least ``floor`` cards let fall (a bound found elsewhere); ``skull_mask`` holds
-    the Strong Attacks among the cards."""
+    counted on the side where it took them. Each side loses and spends together at least its ``cost[U]``,
+    so the strength kept is at most the ``total`` less those costs plus what is spent: keeping more than
+    the total less the costs takes that much more spent (up to the ``supply``), which the bound counts (a
+    play keeping the most a side can may spend Beer that the side's fewest spent does not). The strength
+    kept cannot be below 0 (no unit loses more strength than it has, and a unit's strength is lost on one
+    side only), so a ``U`` for which it is cannot be any play's. So the play is worth at most the best
+    ``U`` meeting all these, counted with at least ``floor`` cards let fall (a bound found elsewhere);
+    ``skull_mask`` holds the Strong Attacks among the cards."""
     reach = f0.reach & f1.reach & f2.reach & f3.reach
     k0, k1, k2, k3 = f0.kept, f1.kept, f2.kept, f3.kept
     s0, s1, s2, s3 = f0.spent, f1.spent, f2.spent, f3.spent
@@ -352,11 +354,14 @@ def combined(
             spent = s0[u] + s1[u] + s2[u] + s3[u]
             if spent > supply:
                 continue
-            kept = min(
-                k0[u] + k1[u] + k2[u] + k3[u],
-                total - l0[u] - l1[u] - l2[u] - l3[u],
-                total + supply - c0[u] - c1[u] - c2[u] - c3[u],
-            )
+            kept = min(k0[u] + k1[u] + k2[u] + k3[u], total - l0[u] - l1[u] - l2[u] - l3[u])
+            # The strength lost and the Beer and Tactics spent add up to at least the sides' least costs, so
+            # keeping ``kept`` spends at least ``kept - base``; and no play spends more than the supply.
+            base = total - c0[u] - c1[u] - c2[u] - c3[u]
+            if kept - base > spent:
+                spent = kept - base
+                if spent > supply:
+                    spent, kept = supply, base + supply
             if kept < 0:
                 continue  # the sides would lose more strength than there is: no play lets fall just U
             value = (

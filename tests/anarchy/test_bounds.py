@@ -161,6 +161,8 @@ def _closure(*rows: tuple[int, int, int, int, int]) -> Closure:
 
 
 NOTHING = _closure((0, 0, 0, 0, 0))
+#: A side with no units and no hits, over 1 card.
+NOTHING_1 = Closure(((0, 0, 0, 0, 0),), 1)
 
 
 @BOUNDS
@@ -252,6 +254,19 @@ def test_the_sides_share_the_beer_and_tactics() -> None:
     for supply, falls in ((1, 1), (2, 0)):
         value = combined(2, supply, 0, 0, 0, side0, side1, NOTHING, NOTHING) + supply * SAVED  # all saved
         assert value_parts(value) == (falls, 0, 0, supply - (2 - falls))
+
+
+def test_keeping_strength_with_tactics_counts_the_tactics_spent() -> None:
+    """D10, D28: a Knight and a man (strength 3) meet a card asking 2 on their side, with 2 Rocks. Keeping
+    all 3 strength takes both Rocks; spending none keeps 1. The side's figures keep at most 3 and spend at
+    least 0, but not by one play: the bound is the best play's value (3 kept, 2 spent), not 3 kept with
+    nothing spent (the bound's fourth place was 2 too high before it weighed the costs)."""
+    rocks = TACTICS.index(Tactic.ROCKS)
+    tactics = tuple(2 if t == rocks else 0 for t in range(len(TACTICS)))
+    figures = SideRelaxation().figures(((2, rocks, False, 1),), 1, 1, 0, 0, tactics)
+    side = Closure(figures, 1)
+    value = combined(1, 2, 0, 0, 3, side, NOTHING_1, NOTHING_1, NOTHING_1)
+    assert value == 3 * KEPT - 2 * SAVED
 
 
 def test_a_unit_that_may_stand_on_two_sides_is_kept_once() -> None:
