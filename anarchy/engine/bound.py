@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from itertools import chain
 from operator import mul
 
 from .cards import Tactic
@@ -449,6 +450,8 @@ class DeploymentBounds:
             [{} for _side in range(4)] for _a in range(muster + 1)
         ]
         self.shares = shares(muster)
+        #: Per reveal, the way to share the arrivals that :meth:`tight` tries first.
+        self.first = [0] * len(reveals)
 
     def total(self, sides: tuple[tuple[int, int], ...]) -> int:
         """An upper bound on the summed value (each reveal counted by its weight) from the deployment
@@ -469,16 +472,22 @@ class DeploymentBounds:
         """Per reveal, :meth:`tight`."""
         return [self.tight(sides, r) for r in range(len(self.reveals))]
 
-    def tight(self, sides: tuple[tuple[int, int], ...], r: int) -> int:
+    def tight(self, sides: tuple[tuple[int, int], ...], r: int, ceiling: int | None = None) -> int:
         """An upper bound on the best value of reveal ``r`` from the deployment ``sides``: the least of the
-        side bound (the best over the ways to share the arrivals) and the pooled relaxation's. Without
-        Muster Tokens it is :meth:`loose`."""
+        side bound (the best over the ways to share the arrivals), the pooled relaxation's and ``ceiling``
+        (a bound known already, such as :meth:`loose`: once one way to share reaches it, the others are
+        not tried). Without Muster Tokens it is :meth:`loose`."""
         muster = self.muster
         figures = self.reveals[r]
+        top = figures.ceiling if ceiling is None else min(ceiling, figures.ceiling)
         n = self.cards[r]
         closure = self._closure
-        best = max(
-            self._bound(
+        shares = self.shares
+        first = self.first[r]  # the way that gave the best bound last time: the likeliest to reach ``top``
+        best: int | None = None
+        for k in chain((first,), range(first), range(first + 1, len(shares))):
+            share = shares[k]
+            value = self._bound(
                 n,
                 figures,
                 closure(share[0], 0, sides[0], muster - share[0], r),
@@ -486,9 +495,13 @@ class DeploymentBounds:
                 closure(share[2], 2, sides[2], muster - share[2], r),
                 closure(share[3], 3, sides[3], muster - share[3], r),
             )
-            for share in self.shares
-        )
-        return min(best, figures.ceiling)
+            if best is None or value > best:
+                best = value
+                self.first[r] = k
+                if value >= top:
+                    return top
+        assert best is not None
+        return min(best, top)
 
     def _closure(self, arrivals: int, side: int, start: tuple[int, int], departures: int, r: int) -> Closure:
         """Side ``side``'s figures for reveal ``r`` from ``start`` with ``arrivals`` and ``departures``,

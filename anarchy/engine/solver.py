@@ -267,7 +267,11 @@ class _Ranking:
             if per is None:
                 per = self.per[i] = list(self.ceilings)
             r, tight = steps[done]
-            bound = min(per[r], bounds.tight(self.sides[i], r) if tight else bounds.loose(self.sides[i], r))
+            bound = (
+                bounds.tight(self.sides[i], r, per[r])
+                if tight
+                else min(per[r], bounds.loose(self.sides[i], r))
+            )
             value -= weights[r] * (per[r] - bound)
             per[r] = bound
             heapq.heapreplace(heap, (-value, i, done + 1))
