@@ -9,7 +9,7 @@ dynamic programme of :mod:`.resolve`.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .bound import (
@@ -251,15 +251,13 @@ class _Ranking:
         self.per: dict[int, list[int]] = {}
         self.ceilings = ceilings
 
-    def next(self, beaten: Callable[[int, int], bool]) -> tuple[int, int] | None:
-        """``(deployment, its bound)``: the deployment with the best bound over every class, unless even that
-        bound is ``beaten(bound, deployment)`` (then ``None``: so are all the others)."""
+    def next(self) -> tuple[int, int] | None:
+        """``(deployment, its bound)``: takes out the deployment with the best bound over every class (the
+        others are bounded further as needed to tell), or ``None`` when none is left."""
         heap, steps, weights, bounds = self.heap, self.steps, self.weights, self.bounds
         while heap:
             negative, i, done = heap[0]
             value = -negative
-            if beaten(value, i):
-                return None
             if done == len(steps):
                 heapq.heappop(heap)
                 return i, value
@@ -276,6 +274,19 @@ class _Ranking:
             per[r] = bound
             heapq.heapreplace(heap, (-value, i, done + 1))
         return None
+
+    def rival(self) -> tuple[int, int] | None:
+        """``(bound, deployment)`` of the deployment on top (its bound may not be over every class yet: it is
+        an upper bound all the same), or ``None`` when none is left."""
+        if not self.heap:
+            return None
+        negative, i, _done = self.heap[0]
+        return -negative, i
+
+    def put_back(self, i: int, value: int) -> None:
+        """Puts deployment ``i`` back with the bound ``value`` (its per-class bounds made tighter by the
+        search, :attr:`per`)."""
+        heapq.heappush(self.heap, (-value, i, len(self.steps)))
 
 
 def _side_bounds(
@@ -331,43 +342,52 @@ def _search(
     every: list[Deployment],
     ranking: _Ranking,
 ) -> _Found:
-    """Branch and bound over ``every`` deployment in the order of their bounds (``ranking``), each class of
-    reveals counted ``weights`` times. The tables are solved without the Covers (:func:`solve`)."""
+    """Best-first search over ``every`` deployment, each class of reveals counted ``weights`` times.
+
+    The deployment with the best bound (``ranking``) is searched class by class, only as far as it stays
+    ahead of the next best bound (its rival): each class's search is told the value below which the
+    deployment falls behind (``alpha``), and stops at a play reaching the class's bound (``beta``: no play
+    is worth more, so that is the class's value). A class whose value is found exactly is never searched
+    again; one whose search fails low leaves a lower bound for the class, and the deployment goes back
+    with its lower total, to be taken again only if it is again the best bound. The first deployment whose
+    every class is exact on top is the best (it is worth its bound, and every other is worth at most its
+    own, which is no better; an earlier deployment wins ties, as the heap orders them). A class that fails
+    low twice for a deployment is searched exactly the next time, so that a deployment cannot go back and
+    forth for ever. The tables are solved without the Covers (:func:`solve`)."""
     # Classes standing for more reveals first: they weigh most in a deployment's total, so they tell
-    # deployments apart soonest (then the one that last cut a deployment moves to the front).
+    # deployments apart soonest (then the one that last put a deployment back moves to the front).
     order = sorted(range(len(tables)), key=lambda r: -weights[r])
-    best_value = best_index = -1
-    found = False
-    count = 0
-
-    def beaten(value: int, i: int) -> bool:
-        """Whether a deployment ``i`` worth at most ``value`` cannot replace the best so far."""
-        return found and (value < best_value or (value == best_value and i > best_index))
-
-    while (ranked := ranking.next(beaten)) is not None:
-        i, left = ranked
-        count += 1
+    known: dict[int, set[int]] = {}
+    cuts: dict[tuple[int, int], int] = {}
+    while (taken := ranking.next()) is not None:
+        i, total = taken
         per = ranking.per[i]
+        exact = known.setdefault(i, set())
         units, beer, _tactics, muster = start_state(position, every[i])
         state = (units, beer, _without_covers(position), muster)
-        total = 0
+        rival = ranking.rival()
         for rank, r in enumerate(order):
+            if r in exact:
+                continue
             w = weights[r]
-            left -= w * per[r]
-            if found:
-                # What this class must rise above for the deployment to stay in the race (an earlier one
-                # wins ties, so for it equality must be seen exactly); below it, an upper bound is enough.
-                # With ``w`` reveals in the class, ``w * v > T`` exactly when ``v > T // w``. No play is
-                # worth more than the class's bound ``per[r]``, so the search stops at one that reaches it.
-                alpha = (best_value - total - left - (i < best_index)) // w
-                total += w * tables[r].probe(0, state, alpha, per[r])
+            rest = total - w * per[r]
+            alpha = None
+            if rival is not None and cuts.get((i, r), 0) < 2:
+                # Deployment i stays ahead while ``rest + w * v`` beats the rival's bound (an earlier
+                # deployment wins ties): while ``w * v >= target``, so it falls behind when ``v <= alpha``.
+                target = rival[0] - rest + (i > rival[1])
+                alpha = -(-target // w) - 1
+            value = tables[r].probe(0, state, alpha, per[r])
+            if alpha is None or value > alpha:
+                exact.add(r)  # between alpha and beta, or at beta (the class's bound), the value is exact
             else:
-                total += w * tables[r].best(0, state)
-            if beaten(total + left, i):
+                cuts[(i, r)] = cuts.get((i, r), 0) + 1
+            per[r] = min(value, per[r])
+            total = rest + w * per[r]
+            if rival is not None and (total < rival[0] or (total == rival[0] and i > rival[1])):
                 order.insert(0, order.pop(rank))  # this class tells deployments apart: try it first
+                ranking.put_back(i, total)
                 break
         else:
-            if not beaten(total, i):
-                best_value, best_index, found = total, i, True
-    assert found
-    return _Found(best_index, best_value, count)
+            return _Found(i, total, len(known))
+    raise AssertionError("no deployment")  # pragma: no cover - deployments() yields at least one

@@ -95,11 +95,14 @@ def positions(draw: st.DrawFn) -> Position:
 @given(positions())
 def test_solver_is_never_beaten(position: Position) -> None:
     """D28 (with D3, D6): the solver's expected value equals the best of ALL deployments, each evaluated
-    on its own; the deployment it returns is worth what it says."""
-    values = [evaluate(position, deployment).value for deployment in deployments(position)]
+    on its own; the deployment it returns is worth what it says, and among equals it is the first in the
+    order of ``deployments`` (as ``solve`` promises, whichever order its search takes them in)."""
+    every = list(deployments(position))
+    values = [evaluate(position, deployment).value for deployment in every]
     solution = solve(position)
     assert solution.expectation.value == max(values)
     assert evaluate(position, solution.deployment) == solution.expectation
+    assert solution.deployment == every[values.index(max(values))]
 
 
 @SMALL
