@@ -35,6 +35,11 @@ COVERS = TACTICS.index(Tactic.COVERS)
 #: "No play does it": more Beer and Tactics than any Castle holds.
 NEVER = 1 << 20
 
+#: The bits of one figure in :attr:`Closure.packed`: four sides' figures (strength, Beer and Tactics, at
+#: most a few dozen each) add up below ``1 << FIELD``, so packed figures add without carrying.
+FIELD = 16
+MASK = (1 << FIELD) - 1
+
 #: One side's hits in resolution order: ``(need, Tactic index or -1, skull, card bit)`` per card that asks
 #: it for strength after Fortifications (D9); the card bit is ``1 << index`` in resolution order.
 SideHits = tuple[tuple[int, int, bool, int], ...]
@@ -93,7 +98,7 @@ class Closure:
     strength kept, ``spent[U]`` the fewest Beer and Tactics spent, ``lost[U]`` the least strength lost and
     ``cost[U]`` the least of the two together by such plays (-1, else :data:`NEVER`, when none does)."""
 
-    __slots__ = ("cost", "kept", "lost", "reach", "spent")
+    __slots__ = ("cost", "kept", "lost", "packed", "reach", "spent")
 
     def __init__(self, table: FallTable, n: int) -> None:
         """Closes ``table`` over the ``2**n`` sets of ``n`` cards."""
@@ -118,6 +123,12 @@ class Closure:
         self.lost = lost
         self.cost = cost
         self.reach = sum(1 << u for u in range(size) if kept[u] >= 0)
+        #: Per set ``U`` some play reaches, its four figures in one number, :data:`FIELD` bits each (kept,
+        #: spent, lost, cost from the lowest), so that :func:`combined` sums four sides' in one addition.
+        self.packed = [
+            kept[u] | spent[u] << FIELD | lost[u] << 2 * FIELD | cost[u] << 3 * FIELD if kept[u] >= 0 else 0
+            for u in range(size)
+        ]
 
 
 #: Per number of cards ``n``: the sets of cards (bit masks below ``2**n``) by how many cards they hold, each
@@ -341,10 +352,7 @@ def combined(
     ``U`` meeting all these, counted with at least ``floor`` cards let fall (a bound found elsewhere);
     ``skull_mask`` holds the Strong Attacks among the cards."""
     reach = f0.reach & f1.reach & f2.reach & f3.reach
-    k0, k1, k2, k3 = f0.kept, f1.kept, f2.kept, f3.kept
-    s0, s1, s2, s3 = f0.spent, f1.spent, f2.spent, f3.spent
-    l0, l1, l2, l3 = f0.lost, f1.lost, f2.lost, f3.lost
-    c0, c1, c2, c3 = f0.cost, f1.cost, f2.cost, f3.cost
+    p0, p1, p2, p3 = f0.packed, f1.packed, f2.packed, f3.packed
     best: int | None = None
     for count, level in enumerate(LEVELS[n]):
         sets = reach & level
@@ -352,13 +360,15 @@ def combined(
             low = sets & -sets
             sets ^= low
             u = low.bit_length() - 1
-            spent = s0[u] + s1[u] + s2[u] + s3[u]
+            # The four sides' figures summed at once (:attr:`Closure.packed`).
+            summed = p0[u] + p1[u] + p2[u] + p3[u]
+            spent = (summed >> FIELD) & MASK
             if spent > supply:
                 continue
-            kept = min(k0[u] + k1[u] + k2[u] + k3[u], total - l0[u] - l1[u] - l2[u] - l3[u])
+            kept = min(summed & MASK, total - ((summed >> 2 * FIELD) & MASK))
             # The strength lost and the Beer and Tactics spent add up to at least the sides' least costs, so
             # keeping ``kept`` spends at least ``kept - base``; and no play spends more than the supply.
-            base = total - c0[u] - c1[u] - c2[u] - c3[u]
+            base = total - (summed >> 3 * FIELD)
             if kept - base > spent:
                 spent = kept - base
                 if spent > supply:
