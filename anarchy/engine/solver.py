@@ -214,6 +214,10 @@ def _catapults_value(position: Position, row: tuple[Attack, ...]) -> int:
     return Table(catapults).best(0, ((0,) * 12, 0, covers, 0))
 
 
+#: How many steps :class:`_Ranking` takes between two reorderings of its steps.
+LEARN = 64
+
+
 class _Ranking:
     """The deployments best bound first, each bound made tighter only as far as the search needs it.
 
@@ -242,37 +246,69 @@ class _Ranking:
         self.sides = sides
         self.weights = weights
         order = sorted(range(len(weights)), key=lambda r: -weights[r])
-        #: The steps of tightening, in order: (class, whether by the tight bound).
+        #: The steps of tightening, in the order they are tried: (class, whether by the tight bound). The
+        #: order is learnt as the search goes (:meth:`_learn`).
         self.steps = [(r, False) for r in order] + ([(r, True) for r in order] if muster else [])
         top = sum(w * c for w, c in zip(weights, ceilings, strict=True))
         #: ``(-bound, deployment, steps done)``; ties go to the earlier deployment.
         self.heap = [(-top, i, 0) for i in range(len(sides))]
-        #: Per deployment bounded at least once, its bound per class so far.
+        #: Per deployment bounded at least once, its bound per class so far and the steps done.
         self.per: dict[int, list[int]] = {}
+        self.done: dict[int, set[tuple[int, bool]]] = {}
         self.ceilings = ceilings
+        #: Per step, how much it lowered the bounds in all and how often it was taken.
+        self.lowered = dict.fromkeys(self.steps, 0)
+        self.taken = dict.fromkeys(self.steps, 0)
+        self.since = 0
+
+    def _learn(self) -> None:
+        """Orders the steps by how much each lowered a deployment's bound on average so far, the loose bounds
+        before the tight ones (which cost more), steps not taken yet in their first place: so that a
+        deployment falls behind after as few steps as may be."""
+        taken, lowered = self.taken, self.lowered
+        rank = {step: n for n, step in enumerate(self.steps)}
+
+        def key(step: tuple[int, bool]) -> tuple[bool, float, int]:
+            mean = lowered[step] / taken[step] if taken[step] else float("inf")
+            return step[1], -mean, rank[step]
+
+        self.steps.sort(key=key)
 
     def next(self) -> tuple[int, int] | None:
         """``(deployment, its bound)``: takes out the deployment with the best bound over every class (the
         others are bounded further as needed to tell), or ``None`` when none is left."""
-        heap, steps, weights, bounds = self.heap, self.steps, self.weights, self.bounds
+        heap, weights, bounds = self.heap, self.weights, self.bounds
+        every = len(self.steps)
         while heap:
-            negative, i, done = heap[0]
+            negative, i, count = heap[0]
             value = -negative
-            if done == len(steps):
+            if count == every:
                 heapq.heappop(heap)
                 return i, value
             per = self.per.get(i)
             if per is None:
                 per = self.per[i] = list(self.ceilings)
-            r, tight = steps[done]
+                done = self.done[i] = set()
+            else:
+                done = self.done[i]
+            step = next(step for step in self.steps if step not in done)
+            done.add(step)
+            r, tight = step
             bound = (
                 bounds.tight(self.sides[i], r, per[r])
                 if tight
                 else min(per[r], bounds.loose(self.sides[i], r))
             )
-            value -= weights[r] * (per[r] - bound)
+            lowered = weights[r] * (per[r] - bound)
+            self.lowered[step] += lowered
+            self.taken[step] += 1
+            self.since += 1
+            if self.since == LEARN:
+                self.since = 0
+                self._learn()
+            value -= lowered
             per[r] = bound
-            heapq.heapreplace(heap, (-value, i, done + 1))
+            heapq.heapreplace(heap, (-value, i, count + 1))
         return None
 
     def rival(self) -> tuple[int, int] | None:
