@@ -223,13 +223,15 @@ class _Ranking:
 
     Every deployment starts at the sum of the classes' pooled ceilings (the same for all). The one on top
     has one class's bound made tighter and goes back in its place: first its side bound with every side
-    given all the arrivals (:meth:`.bound.DeploymentBounds.loose`), class by class, the heaviest first; then,
-    with Muster Tokens, the tighter one over the ways to share them out (:meth:`.bound.DeploymentBounds.
-    tight`). Once all its classes are bounded both ways it is the best bounded deployment left, and
-    :meth:`next` hands it to the search. A deployment whose bound falls below the best value found is never
+    given all the arrivals (:meth:`.bound.DeploymentBounds.loose`), class by class; then, with Muster
+    Tokens, the tighter one over the ways to share them out (:meth:`.bound.DeploymentBounds.tight`). The
+    classes start heaviest first, and are then taken in the order of how much they lowered the bounds so
+    far (:meth:`_learn`). Once all its classes are bounded both ways it is the best bounded deployment
+    left, and :meth:`next` hands it to the search. A deployment that stays below the others is never
     bounded further, so each is bounded only as far as it must be to be set aside (bounding every class of
     every deployment first cost more than the search in most positions). ``per[i]`` is deployment ``i``'s
-    bound per class once :meth:`next` has handed it out."""
+    bound per class once :meth:`next` has handed it out; the search may lower it and :meth:`put_back`
+    the deployment."""
 
     def __init__(
         self,
