@@ -543,8 +543,17 @@ class StateBound:
     every side) and the pooled relaxation (:func:`.resolve.relaxed`). The exact search uses it to skip plays
     that cannot beat the best play found so far at the same card."""
 
-    def __init__(self, attacks: tuple[Attack, ...], relaxation: SideRelaxation) -> None:
-        """``attacks``: resolution order; ``relaxation``: the side relaxation's memo, shared by a solve."""
+    def __init__(
+        self,
+        attacks: tuple[Attack, ...],
+        relaxation: SideRelaxation,
+        start: tuple[int, tuple[int, ...]] | None = None,
+    ) -> None:
+        """``attacks``: resolution order; ``relaxation``: the side relaxation's memo, shared by a solve;
+        ``start``: the Beer and Tactics at the start, if each side's figures are to be found with them
+        rather than with a state's own (every state holds no more, so the figures only loosen, while the
+        sides' spending is still held to the state's supply; far fewer figures are found)."""
+        self.start = start
         self.figures = relaxation.figures
         self.closure = relaxation.closure
         self.pooled = relaxed(attacks, relaxation.pooled)
@@ -609,6 +618,8 @@ class StateBound:
         """Side ``j``'s figures from card ``i`` on, closed (:class:`Closure`), remembered here by the side's
         units, the resources and the arrivals (a smaller key than the relaxation's, which holds the hits)."""
         cache = self.sides[i][j]
+        if self.start is not None:
+            beer, tactics = self.start
         key = (m, k, down, beer, tactics, arrivals)
         found = cache.get(key)
         if found is None:

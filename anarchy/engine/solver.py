@@ -201,7 +201,7 @@ def _classes(
             t, w = out[key]
             out[key] = (t, w + 1)
         else:
-            bound = StateBound(attacks, relaxation)
+            bound = StateBound(attacks, relaxation, (position.beer, held))
             out[key] = (Table(attacks, shared, bound, bound.rough), 1)
     return out
 
