@@ -2,8 +2,8 @@
 
 D6: each face-down card is one of the cards of its back's type not face up in the row, all equally
 likely. A deployment's value is the mean over every reveal of the best play after it (:class:`Table`);
-D28 orders the results. Source of the method: exhaustive expectimax over deployments, with the per-card
-dynamic programme of :mod:`.resolve`.
+D28 orders the results. Source of the method: expectimax over deployments (best first, with bounds), with
+the per-card dynamic programme of :mod:`.resolve`.
 """
 
 from __future__ import annotations
@@ -151,11 +151,13 @@ def solve(position: Position) -> Solution:
     Attack.shape`) have the same value for every deployment, so each such class is solved once and counted
     as many times as it occurs.
 
-    Branch and bound over deployments: each deployment's value is summed class by class, and dropped as
-    soon as what it has plus an upper bound on the rest cannot beat the best so far. The bound is the side
-    relaxation of :mod:`.bound` (with Muster Tokens, units may arrive on a side), capped by the pooled
-    relaxation of :func:`.resolve.relaxed_bound`; the deployments are searched in the order of their
-    bounds, best first.
+    Best-first search over deployments (:func:`_search`): each deployment's bound is summed class by
+    class, and the deployment with the best bound is searched only while it stays ahead of the next best;
+    the first one found exact on top is the best. The bound is the side relaxation of :mod:`.bound` (with
+    Muster Tokens, units may arrive on a side and leave it), capped by the pooled relaxation of
+    :func:`.resolve.relaxed_bound`, each made tighter only as far as the search needs (:class:`_Ranking`).
+    Source of the method: best-first (A*-like) search with admissible bounds, as in any textbook on
+    combinatorial search; the exact values come from the per-card dynamic programme of :mod:`.resolve`.
     """
     shared: Memo = {}
     relaxation = SideRelaxation()
