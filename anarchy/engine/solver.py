@@ -388,9 +388,9 @@ def _search(
     ahead of the next best bound (its rival): each class's search is told the value below which the
     deployment falls behind (``alpha``), and stops at a play reaching the class's bound (``beta``: no play
     is worth more, so that is the class's value). A class whose value is found exactly is never searched
-    again; one whose search fails low leaves a lower bound for the class, and the deployment goes back
-    with its lower total, to be taken again only if it is again the best bound. The first deployment whose
-    every class is exact on top is the best (it is worth its bound, and every other is worth at most its
+    again; one whose search fails low leaves a smaller upper bound for the class, and the deployment goes
+    back with its lower total, to be taken again only if it is again the best bound. The first deployment
+    whose every class is exact on top is the best (it is worth its bound, and every other is worth at most its
     own, which is no better; an earlier deployment wins ties, as the heap orders them). A class that fails
     low twice for a deployment is searched exactly the next time, so that a deployment cannot go back and
     forth for ever. The tables are solved without the Covers (:func:`solve`)."""
