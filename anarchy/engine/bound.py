@@ -426,7 +426,7 @@ class DeploymentBounds:
     ``knights``: the Workers to deploy (Craftsmen and Soldiers as one kind). A deployment is given as its
     ``(men, knights)`` per side. With ``muster`` Muster Tokens, the sides are relaxed with arrivals and
     departures (:meth:`SideRelaxation.figures`): each token moves one unit off one side and onto another,
-    so the sides' arrivals add up to at most ``muster``, and so do their departures. :meth:`per_reveal`
+    so the sides' arrivals add up to at most ``muster``, and so do their departures. :meth:`tight`
     shares the arrivals out (all of them, as more never bound less) and gives a side with ``s`` of them at
     most ``muster - s`` departures: a play using ``t`` tokens with ``a_j`` arrivals on side ``j`` sends at
     most ``t - a_j`` units from it (each goes to another side), and the share that adds the ``muster - t``
@@ -470,7 +470,7 @@ class DeploymentBounds:
 
     def loose(self, sides: tuple[tuple[int, int], ...], r: int) -> int:
         """An upper bound on the best value of reveal ``r`` from the deployment ``sides``, looser than
-        :meth:`per_reveal`'s but quicker: every side is given all the arrivals, so the sides are combined
+        :meth:`tight`'s but quicker: every side is given all the arrivals, so the sides are combined
         once, not once per way to share the arrivals; at most the pooled relaxation's. Only reveal ``r``'s
         figures are found (the solver asks reveal by reveal, and stops asking once a deployment is out)."""
         muster = self.muster
@@ -479,7 +479,7 @@ class DeploymentBounds:
         return min(self._bound(self.cards[r], figures, f0, f1, f2, f3), figures.ceiling)
 
     def per_reveal(self, sides: tuple[tuple[int, int], ...]) -> list[int]:
-        """Per reveal, :meth:`tight`."""
+        """Per reveal, :meth:`tight` (the solver asks reveal by reveal; the property tests ask them all)."""
         return [self.tight(sides, r) for r in range(len(self.reveals))]
 
     def tight(self, sides: tuple[tuple[int, int], ...], r: int, ceiling: int | None = None) -> int:
@@ -593,7 +593,7 @@ class StateBound:
         f2 = side(i, 2, u[6], u[7], u[8], beer, tactics, muster)
         f3 = side(i, 3, u[9], u[10], u[11], beer, tactics, muster)
         total = sum(map(mul, u, STRENGTHS))
-        supply = beer + sum(map(min, tactics, self.needs[i]))
+        supply = usable_supply(beer, tactics, self.needs[i])
         bound = combined(self.cards[i], supply, self.skull_mask[i], 0, total, f0, f1, f2, f3)
         if self.catapults[i]:
             bound += fewest_catapults_lost(self.catapults[i], tactics) * UNDEFENDED

@@ -267,8 +267,8 @@ class _Ranking:
 
     def _learn(self) -> None:
         """Orders the steps by how much each lowered a deployment's bound on average so far, the loose bounds
-        before the tight ones (which cost more), steps not taken yet in their first place: so that a
-        deployment falls behind after as few steps as may be."""
+        before the tight ones (which cost more) and steps not taken yet first (so that each is tried), ties
+        in the order before: so that a deployment falls behind after as few steps as may be."""
         taken, lowered = self.taken, self.lowered
         rank = {step: n for n, step in enumerate(self.steps)}
 
