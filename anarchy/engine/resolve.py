@@ -398,21 +398,17 @@ class Table:
                 continue
             if how == 3:
                 continue  # the moves follow
-            if how == 2:
-                if bound is not None and floor is not None:
-                    tighter = bound(i, after)
-                    if tighter <= floor:
-                        passed = tighter if passed is None else max(passed, tighter)
-                        continue
-                value = self.probe(i, after, floor, beta)
-            else:
-                if rough is not None and bound is not None and floor is not None:
-                    tighter = gain + bound(i + 1, after)
-                    if tighter <= floor:
-                        passed = tighter if passed is None else max(passed, tighter)
-                        continue
-                below = None if floor is None else floor - gain
-                value = gain + self.probe(i + 1, after, below, None if beta is None else beta - gain)
+            # A move's state is searched from card i again (its gain is 0), an outcome from card i + 1. The
+            # side bound is asked here of what its ceiling did not ask: a move's state (it has none) and an
+            # outcome ordered by the rough bound.
+            at = i if how == 2 else i + 1
+            if bound is not None and floor is not None and (how == 2 or rough is not None):
+                tighter = gain + bound(at, after)
+                if tighter <= floor:
+                    passed = tighter if passed is None else max(passed, tighter)
+                    continue
+            below = None if floor is None else floor - gain
+            value = gain + self.probe(at, after, below, None if beta is None else beta - gain)
             if best_value is None or value > best_value:
                 best_value = value
                 if beta is not None and value >= beta:
@@ -438,7 +434,7 @@ class Table:
         (searched from card ``i`` again, with one token fewer) and 3 the marker before those. The card's
         outcomes come first, the most promising first by the rough bound; then the marker, whose ceiling,
         the rough bound of ``key``, caps every move (a move changes no pooled count); then the moves, made
-        only if the search gets there, the best side bound first (:meth:`_moves`)."""
+        only if the search gets there, each asked its side bound when it is reached (:meth:`_moves`)."""
         last = i + 1 == len(self.attacks)
         bound, rough = self.bound, self.rough
         children: list[tuple[int, int, State, int]] = []
@@ -485,8 +481,8 @@ class Table:
 
     def _moves(self, i: int, state: State) -> Iterator[tuple[int, int, State, int]]:
         """The states one Muster move before card ``i`` leads to (:meth:`_moved`) as plays of
-        :meth:`_probe` (ceiling, gain 0, state, 2), the best bound first; made when the search reaches
-        them."""
+        :meth:`_probe` (no ceiling yet, gain 0, state, 2); made when the search reaches them, and asked their
+        side bound then (asking it of every move first, to try the best first, cost more than it saved)."""
         yield from ((NO_CEILING, 0, after, 2) for after in self._moved(i, state))
 
     def _moved(self, i: int, state: State) -> Iterator[State]:
