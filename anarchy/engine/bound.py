@@ -557,7 +557,9 @@ class StateBound:
         self.figures = relaxation.figures
         self.closure = relaxation.closure
         self.pooled = relaxed(attacks, relaxation.pooled)
+        #: Per card index and state: the bound with every side given all the arrivals, and the tighter one.
         self.memo: dict[tuple[int, State], int] = {}
+        self.tight: dict[tuple[int, State], int] = {}
         ends = range(len(attacks) + 1)
         #: Per card index: the hits per side from there on, the bits of the Strong Attacks among them and
         #: their count (Catapults included), and the Covers' Catapults from there on.
@@ -568,37 +570,74 @@ class StateBound:
         self.skulls = [sum(at.skull for at in attacks[i:]) for i in ends]
         self.catapults = [tuple(at for at in attacks[i:] if not at.hits) for i in ends]
         #: Per card index and side: the side's figures by its units and the resources (:meth:`_side`).
-        self.sides: list[list[dict[tuple[int, int, int, int, tuple[int, ...], int], Closure]]] = [
+        self.sides: list[list[dict[tuple[int, int, int, int, tuple[int, ...], int, int], Closure]]] = [
             [{} for _side in range(4)] for _ in ends
         ]
         self.cards = [len(attacks) - i for i in ends]
         #: Per card index: how much of each Tactic the cards from there on can take (:func:`tactic_needs`).
         self.needs = [tactic_needs(attacks[i:]) for i in ends]
 
-    def __call__(self, i: int, state: State) -> int:
-        """An upper bound on the best value of ``attacks[i:]`` from ``state`` (D28)."""
+    def __call__(self, i: int, state: State, floor: int | None = None) -> int:
+        """An upper bound on the best value of ``attacks[i:]`` from ``state`` (D28). With Muster Tokens
+        left, every side is first given them all as arrivals and departures (:meth:`_bound`); with one
+        token left, if that bound is above ``floor`` (or there is none), the tighter one that gives the
+        arrival to one side only is asked too (:meth:`_shared`)."""
         key = (i, state)
-        found = self.memo.get(key)
-        if found is None:
-            found = self.memo[key] = self._bound(i, state)
+        found = self.tight.get(key)
+        if found is not None:
+            return found
+        loose = self.memo.get(key)
+        if loose is None:
+            loose = self.memo[key] = self._bound(i, state)
+        if state[3] != 1 or (floor is not None and loose <= floor):
+            return loose
+        found = self.tight[key] = self._shared(i, state, loose)
         return found
 
     def _bound(self, i: int, state: State) -> int:
-        # With Muster Tokens left, every side may take them all as arrivals and departures: looser than
-        # sharing them out as the deployment bound does, but one evaluation in place of one per share.
+        # Every side may take all the tokens as arrivals and departures: looser than sharing them out as the
+        # deployment bound does, but one evaluation in place of one per share.
         u, beer, tactics, muster = state
         side = self._side
-        f0 = side(i, 0, u[0], u[1], u[2], beer, tactics, muster)
-        f1 = side(i, 1, u[3], u[4], u[5], beer, tactics, muster)
-        f2 = side(i, 2, u[6], u[7], u[8], beer, tactics, muster)
-        f3 = side(i, 3, u[9], u[10], u[11], beer, tactics, muster)
+        f0 = side(i, 0, u[0], u[1], u[2], beer, tactics, muster, muster)
+        f1 = side(i, 1, u[3], u[4], u[5], beer, tactics, muster, muster)
+        f2 = side(i, 2, u[6], u[7], u[8], beer, tactics, muster, muster)
+        f3 = side(i, 3, u[9], u[10], u[11], beer, tactics, muster, muster)
+        return min(self._combined(i, state, f0, f1, f2, f3), self.rough(i, state))
+
+    def _combined(self, i: int, state: State, f0: Closure, f1: Closure, f2: Closure, f3: Closure) -> int:
+        """The bound from the four sides' figures: :func:`combined`, with what the sides leave out (the
+        Catapults the Covers leave undefended; the Strong Attacks, Beer and Tactics counted as if all
+        defended and saved)."""
+        u, beer, tactics, _muster = state
         total = sum(map(mul, u, STRENGTHS))
         supply = usable_supply(beer, tactics, self.needs[i])
         bound = combined(self.cards[i], supply, self.skull_mask[i], 0, total, f0, f1, f2, f3)
         if self.catapults[i]:
             bound += fewest_catapults_lost(self.catapults[i], tactics) * UNDEFENDED
-        bound += self.skulls[i] * BRAVERY + (beer + sum(tactics)) * SAVED
-        return min(bound, self.rough(i, state))
+        return bound + self.skulls[i] * BRAVERY + (beer + sum(tactics)) * SAVED
+
+    def _shared(self, i: int, state: State, loose: int) -> int:
+        """With one Muster Token left: the best over the sides of the bound that gives that side the token's
+        arrival and no departure, and every other side a departure and no arrival (as
+        :meth:`DeploymentBounds.tight` shares them), at most ``loose`` (:meth:`_bound`). A play that uses
+        the token moves one unit off one side and onto another (D14): that play is one of this share's
+        (giving the other sides a departure too only loosens it), and a play that keeps the token is one
+        of every share's."""
+        u, beer, tactics, _muster = state
+        side = self._side
+        one = [side(i, j, u[3 * j], u[3 * j + 1], u[3 * j + 2], beer, tactics, 1, 0) for j in range(4)]
+        none = [side(i, j, u[3 * j], u[3 * j + 1], u[3 * j + 2], beer, tactics, 0, 1) for j in range(4)]
+        best: int | None = None
+        for j in range(4):
+            f0, f1, f2, f3 = (one[n] if n == j else none[n] for n in range(4))
+            value = self._combined(i, state, f0, f1, f2, f3)
+            if best is None or value > best:
+                best = value
+                if best >= loose:
+                    return loose
+        assert best is not None
+        return best
 
     def rough(self, i: int, state: State) -> int:
         """A looser upper bound than this one, quicker to compute: the pooled relaxation alone."""
@@ -613,16 +652,26 @@ class StateBound:
         )
 
     def _side(
-        self, i: int, j: int, m: int, k: int, down: int, beer: int, tactics: tuple[int, ...], arrivals: int
+        self,
+        i: int,
+        j: int,
+        m: int,
+        k: int,
+        down: int,
+        beer: int,
+        tactics: tuple[int, ...],
+        arrivals: int,
+        departures: int,
     ) -> Closure:
         """Side ``j``'s figures from card ``i`` on, closed (:class:`Closure`), remembered here by the side's
-        units, the resources and the arrivals (a smaller key than the relaxation's, which holds the hits)."""
+        units, the resources, the arrivals and the departures (a smaller key than the relaxation's, which
+        holds the hits)."""
         cache = self.sides[i][j]
         if self.start is not None:
             beer, tactics = self.start
-        key = (m, k, down, beer, tactics, arrivals)
+        key = (m, k, down, beer, tactics, arrivals, departures)
         found = cache.get(key)
         if found is None:
-            figures = self.figures(self.hits[i][j], m, k, down, beer, tactics, arrivals, arrivals)
+            figures = self.figures(self.hits[i][j], m, k, down, beer, tactics, arrivals, departures)
             found = cache[key] = self.closure(figures, self.cards[i])
         return found

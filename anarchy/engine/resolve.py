@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import chain, product
 from operator import itemgetter, mul, sub
+from typing import Protocol
 
 from .cards import DEFENCES, AttackType, Card, Fortification, Tactic
 
@@ -147,9 +148,11 @@ def absorb(m: int, k: int, down: int, need: int, beer: int) -> tuple[Option, ...
     strength = m + 2 * k + down
     if need == 0:
         return ((m, k, down, 0, True, Damage()),)
-    options: dict[tuple[int, int, int, int, bool], Damage] = {}
+    # Per outcome, who took the damage (:class:`Damage`'s fields in order); the objects are made only for
+    # the outcomes kept.
+    options: dict[tuple[int, int, int, int, bool], tuple[int, int, int, int, int, int]] = {}
     if need >= strength:
-        options[(0, 0, 0, 0, need == strength)] = Damage(knights=k, laid=down, men=m)
+        options[(0, 0, 0, 0, need == strength)] = (k, 0, down, m, 0, 0)
     drinkers = min(m, beer)
     if need <= strength + drinkers:
         # In the order a, b, c, e, f (the first way found to reach an outcome is the one kept), skipping
@@ -169,8 +172,9 @@ def absorb(m: int, k: int, down: int, need: int, beer: int) -> tuple[Option, ...
                             if d + e + f > m:
                                 continue
                             key = (m - d - e - f, k - a - b, down - c + b + f, e + f, True)
-                            options.setdefault(key, Damage(a, b, c, d + e, f, e + f))
-    return tuple((*key, options[key]) for key in _pareto(set(options)))
+                            if key not in options:
+                                options[key] = (a, b, c, d + e, f, e + f)
+    return tuple((*key, Damage(*options[key])) for key in _pareto(set(options)))
 
 
 def _pareto(options: set[tuple[int, int, int, int, bool]]) -> list[tuple[int, int, int, int, bool]]:
@@ -185,9 +189,10 @@ def _pareto(options: set[tuple[int, int, int, int, bool]]) -> list[tuple[int, in
     out = []
     for key, option in reversed(weighed):
         held, k, km, units, less_beer = key
-        if not any(
-            h >= held and a >= k and b >= km and c >= units and d >= less_beer for h, a, b, c, d in kept
-        ):
+        for h, a, b, c, d in kept:
+            if h >= held and a >= k and b >= km and c >= units and d >= less_beer:
+                break
+        else:
             kept.append(key)
             out.append(option)
     return sorted(out)
@@ -233,6 +238,16 @@ MoveSet = tuple[tuple["Move", ...], Units]  # Muster moves and the units after t
 Memo = dict[tuple[object, ...], dict[State, tuple[int, "Play | None", "State | None"]]]  # value per state
 
 
+class Bound(Protocol):
+    """An upper bound on :meth:`Table.best` from any state (the solver's side relaxation,
+    :class:`.bound.StateBound`)."""
+
+    def __call__(self, i: int, state: State, floor: int | None = None) -> int:
+        """An upper bound on the best value of the cards from index ``i`` on from ``state``; with a
+        ``floor``, one that need be made no tighter once it is at most ``floor`` (the caller only asks
+        whether the state can beat it)."""
+
+
 class Table:
     """The best play from every state met, for one sequence of attacks in resolution order.
 
@@ -251,7 +266,7 @@ class Table:
         self,
         attacks: tuple[Attack, ...],
         shared: Memo | None = None,
-        bound: Callable[[int, State], int] | None = None,
+        bound: Bound | None = None,
         rough: Callable[[int, State], int] | None = None,
     ) -> None:
         """``attacks``: the cards in the order they are resolved; ``shared``: the memo of other tables of
@@ -403,7 +418,7 @@ class Table:
             # outcome ordered by the rough bound.
             at = i if how == 2 else i + 1
             if bound is not None and floor is not None and (how == 2 or rough is not None):
-                tighter = gain + bound(at, after)
+                tighter = gain + bound(at, after, floor - gain)
                 if tighter <= floor:
                     passed = tighter if passed is None else max(passed, tighter)
                     continue

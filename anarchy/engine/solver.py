@@ -104,10 +104,18 @@ def _attacks(position: Position, faces: dict[int, str]) -> tuple[Attack, ...]:
 def deployments(position: Position) -> Iterator[Deployment]:
     """Every distinct deployment of the position's Workers (D3). Craftsmen and Soldiers defend alike, so
     the solver places them as one kind, Craftsmen first."""
-    men = position.craftsmen + position.soldiers
-    for men_split in _splits4(men):
-        for knight_split in _splits4(position.knights):
-            yield _deployment(position, men_split, knight_split)
+    for men, knights in _placements(position):
+        yield _deployment(position, men, knights)
+
+
+def _placements(position: Position) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Per deployment, in the order of :func:`deployments`: the Craftsmen and Soldiers (as one kind) and the
+    Knights per side, without making the :class:`.position.Deployment` (the solver needs thousands)."""
+    return [
+        (men, knights)
+        for men in _splits4(position.craftsmen + position.soldiers)
+        for knights in _splits4(position.knights)
+    ]
 
 
 def _deployment(position: Position, men: tuple[int, ...], knights: tuple[int, ...]) -> Deployment:
@@ -170,13 +178,14 @@ def solve(position: Position) -> Solution:
     tactics = _without_covers(position)
     pooled: dict[tuple[object, ...], dict[State, int]] = {}
     ceilings = [relaxed_bound(t.attacks, pool, position.beer, tactics, pooled) for t in tables]
-    every = list(deployments(position))
+    every = _placements(position)
     side_bounds = _side_bounds(position, tables, ceilings, tactics, relaxation, weights)
-    sides = [tuple((c + s, k) for c, s, k in d.sides) for d in every]
+    sides = [tuple(zip(men, knights, strict=True)) for men, knights in every]
     ranking = _Ranking(side_bounds, sides, weights, ceilings, position.muster)
-    found = _search(position, tables, weights, every, ranking)
+    found = _search(position, tables, weights, sides, ranking)
     n = sum(weights)
-    return Solution(every[found.index], _expectation(found.value + catapults, n), found.count)
+    best = _deployment(position, *every[found.index])
+    return Solution(best, _expectation(found.value + catapults, n), found.count)
 
 
 def _without_covers(position: Position) -> tuple[int, ...]:
@@ -379,10 +388,11 @@ def _search(
     position: Position,
     tables: list[Table],
     weights: list[int],
-    every: list[Deployment],
+    every: list[tuple[tuple[int, int], ...]],
     ranking: _Ranking,
 ) -> _Found:
-    """Best-first search over ``every`` deployment, each class of reveals counted ``weights`` times.
+    """Best-first search over ``every`` deployment (its ``(men, knights)`` per side), each class of reveals
+    counted ``weights`` times.
 
     The deployment with the best bound (``ranking``) is searched class by class, only as far as it stays
     ahead of the next best bound (its rival): each class's search is told the value below which the
@@ -403,8 +413,8 @@ def _search(
         i, total = taken
         per = ranking.per[i]
         exact = known.setdefault(i, set())
-        units, beer, _tactics, muster = start_state(position, every[i])
-        state = (units, beer, _without_covers(position), muster)
+        units = tuple(n for men, knights in every[i] for n in (men, knights, 0))
+        state = (units, position.beer, _without_covers(position), position.muster)
         rival = ranking.rival()
         for rank, r in enumerate(order):
             if r in exact:

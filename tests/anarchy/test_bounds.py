@@ -20,6 +20,7 @@ from anarchy.engine.bound import Closure, SideRelaxation, StateBound, combined, 
 from anarchy.engine.resolve import (
     BRAVERY,
     KEPT,
+    NO_CEILING,
     SAVED,
     STRENGTHS,
     TACTICS,
@@ -103,6 +104,34 @@ def test_state_bound_holds_along_every_best_line(position: Position, data: st.Da
         assert bound(0, state) >= plain.best(0, state)
         for i, (_play, _before, after) in enumerate(plain.line(state), start=1):
             assert bound(i, after) >= plain.best(i, after)
+
+
+@BOUNDS
+@given(positions(), st.data())
+def test_state_bound_holds_on_any_line_with_tokens_left(position: Position, data: st.DataObject) -> None:
+    """D14, D28: from every state of a drawn line (each step a drawn outcome of the card or a drawn Muster
+    move before it), the state bound is at least the best value, both the quick one (every side given all
+    the tokens, asked with a floor above it) and, with one token left, the tighter one that gives its
+    arrival to one side only."""
+    deployment = data.draw(st.sampled_from(list(deployments(position))))
+    faces = data.draw(st.sampled_from(reveals(position)))
+    plain = table(position, faces)
+    state = start_state(position, deployment)
+    bound = StateBound(plain.attacks, SideRelaxation(), (state[1], state[2]))
+    i = 0
+    while i <= len(plain.attacks):
+        best = plain.best(i, state)
+        assert bound(i, state, NO_CEILING) >= best  # a floor above every value: the quick bound
+        assert bound(i, state) >= best  # no floor: the tighter one where it applies
+        if i == len(plain.attacks):
+            break
+        moves = list(plain._moved(i, state))
+        move: bool = data.draw(st.booleans()) if moves else False
+        if move:
+            state = data.draw(st.sampled_from(moves))
+        else:
+            state = data.draw(st.sampled_from(sorted(plain.successors(i, state))))
+            i += 1
 
 
 @BOUNDS
