@@ -141,16 +141,18 @@ LEVELS: list[list[int]] = [
 class _Hits:
     """One side's hits from some card on, as a chain: the first hit's ``need``, ``tactic`` and ``bit``, the
     ``rest``, and what the relaxation reads of the whole: its ``uid`` (the memo's key), the strength asked
-    for in all (``most``) and the Tactics used (``usable``)."""
+    for in all (``most``) and the Tactics used (``keep``)."""
 
-    __slots__ = ("bit", "most", "need", "rest", "tactic", "uid", "usable")
+    __slots__ = ("bit", "keep", "most", "need", "rest", "tactic", "uid")
 
     def __init__(self, hits: SideHits, rest: _Hits | None, uid: int) -> None:
         self.need, self.tactic, _skull, self.bit = hits[0]
         self.rest = rest
         self.uid = uid
         self.most = sum(hit[0] for hit in hits)
-        self.usable = frozenset(hit[1] for hit in hits)
+        usable = {hit[1] for hit in hits}
+        #: Per Tactic, 1 if some hit uses it, else 0 (a Tactic no hit uses is set to 0 by multiplying).
+        self.keep = tuple(int(t in usable) for t in range(len(TACTICS)))
 
 
 class SideRelaxation:
@@ -233,17 +235,19 @@ class SideRelaxation:
         # while it holds more than N of one kind), Beer beyond the men who may drink it (D13; men may still
         # arrive), Tactics no hit uses.
         most = hits.most + departures
-        extra = max(m - most, 0) + 2 * max(k - most, 0) + max(down - most, 0)
-        if extra:
+        if m > most or k > most or down > most:
+            extra = max(m - most, 0) + 2 * max(k - most, 0) + max(down - most, 0)
             inner = self._solve(
                 hits, min(m, most), min(k, most), min(down, most), beer, tactics, arrivals, departures, join
             )
-            found = tuple((mask, kept + extra, *rest) for mask, kept, *rest in inner)  # type: ignore[misc]
+            found = tuple(
+                [(mask, kept + extra, spent, lost, cost) for mask, kept, spent, lost, cost in inner]
+            )
             self.memo[raw] = found
             return found
-        beer = min(beer, m + arrivals)
-        usable = hits.usable
-        tactics = tuple(count if t in usable else 0 for t, count in enumerate(tactics))
+        if beer > m + arrivals:
+            beer = m + arrivals
+        tactics = tuple(map(mul, tactics, hits.keep))
         key = (hits.uid, m, k, down, beer, tactics, arrivals, departures, join)
         found = self.memo.get(key)
         if found is None:
@@ -299,24 +303,27 @@ class SideRelaxation:
             if join
             else [(0, 0)]
         )
+        solve = self._solve
         for men, knights in joining:
             later = arrivals - men - knights
             m1, k1 = m + men, k + knights
             strength = m1 + 2 * k1 + down
-            units = m1 + k1 + down
+            leaving = min(departures, m1 + k1 + down)
             for used in range(min(need, available) + 1):
                 left = (*tactics[:tactic], available - used, *tactics[tactic + 1 :]) if used else tactics
                 asked = need - used
                 for m2, k2, down2, drunk, held, _damage in absorb(m1, k1, down, asked, beer):
-                    after = self._solve(rest, m2, k2, down2, beer - drunk, left, later, departures, not held)
+                    after = solve(rest, m2, k2, down2, beer - drunk, left, later, departures, not held)
                     add(after, 0 if held else bit, used + drunk, strength - (m2 + 2 * k2 + down2))
-                # Units leaving just before a hit the side then cannot hold (or holds with every unit left).
-                for gone in range(1, min(departures, units) + 1):
-                    staying = strength - 2 * min(gone, k1) - max(gone - k1, 0)
-                    if staying > asked:
-                        continue
-                    after = self._solve(rest, 0, 0, 0, beer, left, later, departures - gone, staying < asked)
-                    add(after, bit if staying < asked else 0, used, staying)
+                # Units leaving just before a hit the side then cannot hold (or holds with every unit left),
+                # the strongest first.
+                staying = strength
+                for gone in range(1, leaving + 1):
+                    staying -= 2 if gone <= k1 else 1
+                    if staying <= asked:
+                        fell = staying < asked
+                        after = solve(rest, 0, 0, 0, beer, left, later, departures - gone, fell)
+                        add(after, bit if fell else 0, used, staying)
         return tuple(
             sorted((mask, kept, spent, lost, cost) for mask, (kept, spent, lost, cost) in found.items())
         )
