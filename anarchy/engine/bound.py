@@ -482,7 +482,11 @@ class DeploymentBounds:
         figures are found (the solver asks reveal by reveal, and stops asking once a deployment is out)."""
         muster = self.muster
         figures = self.reveals[r]
-        f0, f1, f2, f3 = (self._closure(muster, j, sides[j], muster, r) for j in range(4))
+        closure = self._closure
+        f0 = closure(muster, 0, sides[0], muster, r)
+        f1 = closure(muster, 1, sides[1], muster, r)
+        f2 = closure(muster, 2, sides[2], muster, r)
+        f3 = closure(muster, 3, sides[3], muster, r)
         return min(self._bound(self.cards[r], figures, f0, f1, f2, f3), figures.ceiling)
 
     def per_reveal(self, sides: tuple[tuple[int, int], ...]) -> list[int]:
@@ -606,23 +610,30 @@ class StateBound:
         # deployment bound does, but one evaluation in place of one per share.
         u, beer, tactics, muster = state
         side = self._side
-        f0 = side(i, 0, u[0], u[1], u[2], beer, tactics, muster, muster)
-        f1 = side(i, 1, u[3], u[4], u[5], beer, tactics, muster, muster)
-        f2 = side(i, 2, u[6], u[7], u[8], beer, tactics, muster, muster)
-        f3 = side(i, 3, u[9], u[10], u[11], beer, tactics, muster, muster)
-        return min(self._combined(i, state, f0, f1, f2, f3), self.rough(i, state))
+        total, supply, outside = self._parts(i, state)
+        sides = combined(
+            self.cards[i],
+            supply,
+            self.skull_mask[i],
+            0,
+            total,
+            side(i, 0, u[0], u[1], u[2], beer, tactics, muster, muster),
+            side(i, 1, u[3], u[4], u[5], beer, tactics, muster, muster),
+            side(i, 2, u[6], u[7], u[8], beer, tactics, muster, muster),
+            side(i, 3, u[9], u[10], u[11], beer, tactics, muster, muster),
+        )
+        return min(sides + outside, self.rough(i, state))
 
-    def _combined(self, i: int, state: State, f0: Closure, f1: Closure, f2: Closure, f3: Closure) -> int:
-        """The bound from the four sides' figures: :func:`combined`, with what the sides leave out (the
-        Catapults the Covers leave undefended; the Strong Attacks, Beer and Tactics counted as if all
-        defended and saved)."""
+    def _parts(self, i: int, state: State) -> tuple[int, int, int]:
+        """What :func:`combined` needs of ``state`` besides the sides, and what the sides leave out:
+        ``(total strength, supply of Beer and Tactics, the value outside the sides)``, the last being the
+        Catapults the Covers leave undefended and the Strong Attacks, Beer and Tactics counted as if all
+        defended and saved."""
         u, beer, tactics, _muster = state
-        total = sum(map(mul, u, STRENGTHS))
-        supply = usable_supply(beer, tactics, self.needs[i])
-        bound = combined(self.cards[i], supply, self.skull_mask[i], 0, total, f0, f1, f2, f3)
+        outside = self.skulls[i] * BRAVERY + (beer + sum(tactics)) * SAVED
         if self.catapults[i]:
-            bound += fewest_catapults_lost(self.catapults[i], tactics) * UNDEFENDED
-        return bound + self.skulls[i] * BRAVERY + (beer + sum(tactics)) * SAVED
+            outside += fewest_catapults_lost(self.catapults[i], tactics) * UNDEFENDED
+        return sum(map(mul, u, STRENGTHS)), usable_supply(beer, tactics, self.needs[i]), outside
 
     def _shared(self, i: int, state: State, loose: int) -> int:
         """With one Muster Token left: the best over the sides of the bound that gives that side the token's
@@ -635,10 +646,12 @@ class StateBound:
         side = self._side
         one = [side(i, j, u[3 * j], u[3 * j + 1], u[3 * j + 2], beer, tactics, 1, 0) for j in range(4)]
         none = [side(i, j, u[3 * j], u[3 * j + 1], u[3 * j + 2], beer, tactics, 0, 1) for j in range(4)]
+        total, supply, outside = self._parts(i, state)
+        n, skulls = self.cards[i], self.skull_mask[i]
         best: int | None = None
         for j in range(4):
-            f0, f1, f2, f3 = (one[n] if n == j else none[n] for n in range(4))
-            value = self._combined(i, state, f0, f1, f2, f3)
+            f0, f1, f2, f3 = (one[x] if x == j else none[x] for x in range(4))
+            value = combined(n, supply, skulls, 0, total, f0, f1, f2, f3) + outside
             if best is None or value > best:
                 best = value
                 if best >= loose:
