@@ -39,6 +39,10 @@ NEVER = 1 << 20
 #: most a few dozen each) add up below ``1 << FIELD``, so packed figures add without carrying.
 FIELD = 16
 MASK = (1 << FIELD) - 1
+#: Where the strength lost and the cost start in :attr:`Closure.packed` (the Beer and Tactics spent start at
+#: :data:`FIELD`, the strength kept at 0).
+LOST = 2 * FIELD
+COST = 3 * FIELD
 
 #: One side's hits in resolution order: ``(need, Tactic index or -1, skull, card bit)`` per card that asks
 #: it for strength after Fortifications (D9); the card bit is ``1 << index`` in resolution order.
@@ -126,7 +130,7 @@ class Closure:
         #: Per set ``U`` some play reaches, its four figures in one number, :data:`FIELD` bits each (kept,
         #: spent, lost, cost from the lowest), so that :func:`combined` sums four sides' in one addition.
         self.packed = [
-            kept[u] | spent[u] << FIELD | lost[u] << 2 * FIELD | cost[u] << 3 * FIELD if kept[u] >= 0 else 0
+            kept[u] | spent[u] << FIELD | lost[u] << LOST | cost[u] << COST if kept[u] >= 0 else 0
             for u in range(size)
         ]
 
@@ -363,6 +367,7 @@ def combined(
     best: int | None = None
     for count, level in enumerate(LEVELS[n]):
         sets = reach & level
+        fell = (count if count > floor else floor) * UNDEFENDED
         while sets:
             low = sets & -sets
             sets ^= low
@@ -372,22 +377,20 @@ def combined(
             spent = (summed >> FIELD) & MASK
             if spent > supply:
                 continue
-            kept = min(summed & MASK, total - ((summed >> 2 * FIELD) & MASK))
+            kept = summed & MASK
+            most = total - ((summed >> LOST) & MASK)
+            if most < kept:
+                kept = most
             # The strength lost and the Beer and Tactics spent add up to at least the sides' least costs, so
             # keeping ``kept`` spends at least ``kept - base``; and no play spends more than the supply.
-            base = total - (summed >> 3 * FIELD)
+            base = total - (summed >> COST)
             if kept - base > spent:
                 spent = kept - base
                 if spent > supply:
                     spent, kept = supply, base + supply
             if kept < 0:
                 continue  # the sides would lose more strength than there is: no play lets fall just U
-            value = (
-                max(count, floor) * UNDEFENDED
-                + kept * KEPT
-                - (u & skull_mask).bit_count() * BRAVERY
-                - spent * SAVED
-            )
+            value = fell + kept * KEPT - (u & skull_mask).bit_count() * BRAVERY - spent * SAVED
             if best is None or value > best:
                 best = value
         if best is not None and count >= floor:
