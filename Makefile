@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # Benchmarks run on one core where taskset exists (util-linux).
 PIN_CORE := $(shell command -v taskset >/dev/null 2>&1 && echo taskset -c 0)
 
-.PHONY: setup messages makemessages run test lint typecheck bench bench-email bench-replies bench-bots bench-web-compare bench-first-game soak clean screenshots
+.PHONY: setup messages makemessages run test lint typecheck bench bench-anarchy bench-email bench-replies bench-bots bench-web-compare bench-first-game soak clean screenshots
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -68,6 +68,11 @@ typecheck: setup
 bench: setup
 	$(PIN_CORE) $(BIN)/python -m benchmarks.engine_bench
 	$(PIN_CORE) $(BIN)/python -m benchmarks.chess_ratio
+
+## The Castle Defence solver of an older commit against this tree's, position by position (issue 33,
+## docs/performance.md): `make bench-anarchy OLD=cf0f487 [MUSTER=0] [POSITIONS=20]`.
+bench-anarchy: setup
+	$(BIN)/python -m benchmarks.anarchy_compare $(OLD) --positions $(or $(POSITIONS),20) $(if $(MUSTER),--muster $(MUSTER))
 
 ## Notification email latency (issue 4): action commit -> SMTP sink through Redis and a real Celery worker,
 ## and what the outbox adds to a submit. Needs PostgreSQL and Redis; not pinned (worker, database, sink).
