@@ -39,10 +39,11 @@ NEVER = 1 << 20
 #: most a few dozen each) add up below ``1 << FIELD``, so packed figures add without carrying.
 FIELD = 16
 MASK = (1 << FIELD) - 1
-#: Where the strength lost and the cost start in :attr:`Closure.packed` (the Beer and Tactics spent start at
-#: :data:`FIELD`, the strength kept at 0).
+#: Where the strength lost, the cost and the cost in Beer start in :attr:`Closure.packed` (the Beer and
+#: Tactics spent start at :data:`FIELD`, the strength kept at 0).
 LOST = 2 * FIELD
 COST = 3 * FIELD
+DRUNK = 4 * FIELD
 
 #: One side's hits in resolution order: ``(need, Tactic index or -1, skull, card bit)`` per card that asks
 #: it for strength after Fortifications (D9); the card bit is ``1 << index`` in resolution order.
@@ -91,18 +92,20 @@ def fewest_catapults_lost(attacks: tuple[Attack, ...], tactics: tuple[int, ...])
 
 #: One side's relaxation from one start, per exact set of cards it lets fall: ``(fall mask, most strength
 #: kept, fewest Beer and Tactics spent, least strength lost, least strength lost and Beer and Tactics
-#: spent together)``, each over every play letting exactly those cards fall (bits as in :data:`SideHits`).
-#: The strength lost is what the hits took off the units while they stood on the side.
-FallTable = tuple[tuple[int, int, int, int, int], ...]
+#: spent together, least strength lost and Beer drunk together)``, each over every play letting exactly
+#: those cards fall (bits as in :data:`SideHits`). The strength lost is what the hits took off the units
+#: while they stood on the side.
+FallTable = tuple[tuple[int, int, int, int, int, int], ...]
 
 
 class Closure:
     """A side's :data:`FallTable` closed over every set ``U`` of the first ``n`` cards (``U`` a bit mask):
     ``reach`` has bit ``U`` set when some play lets only cards of ``U`` fall; ``kept[U]`` is the most
-    strength kept, ``spent[U]`` the fewest Beer and Tactics spent, ``lost[U]`` the least strength lost and
-    ``cost[U]`` the least of the two together by such plays (-1, else :data:`NEVER`, when none does)."""
+    strength kept, ``spent[U]`` the fewest Beer and Tactics spent, ``lost[U]`` the least strength lost,
+    ``cost[U]`` the least of the two together and ``drunk[U]`` the least strength lost and Beer drunk
+    together by such plays (-1, else :data:`NEVER`, when none does)."""
 
-    __slots__ = ("cost", "kept", "lost", "packed", "reach", "spent")
+    __slots__ = ("cost", "drunk", "kept", "lost", "packed", "reach", "spent")
 
     def __init__(self, table: FallTable, n: int) -> None:
         """Closes ``table`` over the ``2**n`` sets of ``n`` cards."""
@@ -111,7 +114,8 @@ class Closure:
         spent = [NEVER] * size
         lost = [NEVER] * size
         cost = [NEVER] * size
-        for mask, most, least, loss, both in table:
+        drunk = [NEVER] * size
+        for mask, most, least, loss, both, dear in table:
             for u in range(size):
                 if mask & u == mask:
                     if most > kept[u]:
@@ -122,15 +126,21 @@ class Closure:
                         lost[u] = loss
                     if both < cost[u]:
                         cost[u] = both
+                    if dear < drunk[u]:
+                        drunk[u] = dear
         self.kept = kept
         self.spent = spent
         self.lost = lost
         self.cost = cost
+        self.drunk = drunk
         self.reach = sum(1 << u for u in range(size) if kept[u] >= 0)
-        #: Per set ``U`` some play reaches, its four figures in one number, :data:`FIELD` bits each (kept,
-        #: spent, lost, cost from the lowest), so that :func:`combined` sums four sides' in one addition.
+        #: Per set ``U`` some play reaches, its five figures in one number, :data:`FIELD` bits each (kept,
+        #: spent, lost, cost, drunk from the lowest), so that :func:`combined` sums four sides' in one
+        #: addition.
         self.packed = [
-            kept[u] | spent[u] << FIELD | lost[u] << LOST | cost[u] << COST if kept[u] >= 0 else 0
+            kept[u] | spent[u] << FIELD | lost[u] << LOST | cost[u] << COST | drunk[u] << DRUNK
+            if kept[u] >= 0
+            else 0
             for u in range(size)
         ]
 
@@ -228,7 +238,7 @@ class SideRelaxation:
         """The table from ``hits`` on; ``join``: whether arrivals may join before the first of them."""
         if hits is None:
             # Units may still arrive to be kept here (at most a Knight's strength each).
-            return ((0, m + 2 * k + down + 2 * arrivals, 0, 0, 0),)
+            return ((0, m + 2 * k + down + 2 * arrivals, 0, 0, 0, 0),)
         join = join and arrivals > 0
         raw = (hits.uid, m, k, down, beer, tactics, arrivals, departures, join)
         found = self.memo.get(raw)
@@ -245,7 +255,7 @@ class SideRelaxation:
                 hits, min(m, most), min(k, most), min(down, most), beer, tactics, arrivals, departures, join
             )
             found = tuple(
-                [(mask, kept + extra, spent, lost, cost) for mask, kept, spent, lost, cost in inner]
+                [(mask, kept + extra, *rest) for mask, kept, *rest in inner]  # type: ignore[misc]
             )
             self.memo[raw] = found
             return found
@@ -279,15 +289,16 @@ class SideRelaxation:
         # least strength lost.
         found: dict[int, list[int]] = {}
 
-        def add(after: FallTable, fell: int, spent_here: int, lost_here: int) -> None:
-            for mask, kept, spent, lost, cost in after:
+        def add(after: FallTable, fell: int, spent_here: int, lost_here: int, drunk_here: int) -> None:
+            for mask, kept, spent, lost, cost, drunk in after:
                 mask |= fell
                 spent += spent_here
                 lost += lost_here
                 cost += spent_here + lost_here
+                drunk += drunk_here + lost_here
                 best = found.get(mask)
                 if best is None:
-                    found[mask] = [kept, spent, lost, cost]
+                    found[mask] = [kept, spent, lost, cost, drunk]
                 else:
                     if kept > best[0]:
                         best[0] = kept
@@ -297,6 +308,8 @@ class SideRelaxation:
                         best[2] = lost
                     if cost < best[3]:
                         best[3] = cost
+                    if drunk < best[4]:
+                        best[4] = drunk
 
         # Arrivals join men or Knights (a laid-down Worker arriving does no more than a man would), and only
         # at the start or after a hit the side let fall: a unit that joins while the side holds does as well
@@ -318,7 +331,7 @@ class SideRelaxation:
                 asked = need - used
                 for m2, k2, down2, drunk, held, _damage in absorb(m1, k1, down, asked, beer):
                     after = solve(rest, m2, k2, down2, beer - drunk, left, later, departures, not held)
-                    add(after, 0 if held else bit, used + drunk, strength - (m2 + 2 * k2 + down2))
+                    add(after, 0 if held else bit, used + drunk, strength - (m2 + 2 * k2 + down2), drunk)
                 # Units leaving just before a hit the side then cannot hold (or holds with every unit left),
                 # the strongest first.
                 staying = strength
@@ -327,15 +340,19 @@ class SideRelaxation:
                     if staying <= asked:
                         fell = staying < asked
                         after = solve(rest, 0, 0, 0, beer, left, later, departures - gone, fell)
-                        add(after, bit if fell else 0, used, staying)
+                        add(after, bit if fell else 0, used, staying, 0)
         return tuple(
-            sorted((mask, kept, spent, lost, cost) for mask, (kept, spent, lost, cost) in found.items())
+            sorted(
+                (mask, kept, spent, lost, cost, drunk)
+                for mask, (kept, spent, lost, cost, drunk) in found.items()
+            )
         )
 
 
 def combined(
     n: int,
     supply: int,
+    beer: int,
     skull_mask: int,
     floor: int,
     total: int,
@@ -357,7 +374,11 @@ def combined(
     counted on the side where it took them. Each side loses and spends together at least its ``cost[U]``,
     so the strength kept is at most the ``total`` less those costs plus what is spent: keeping more than
     the total less the costs takes that much more spent (up to the ``supply``), which the bound counts (a
-    play keeping the most a side can may spend Beer that the side's fewest spent does not). The strength
+    play keeping the most a side can may spend Beer that the side's fewest spent does not). In the same way
+    each side loses and drinks together at least its ``drunk[U]``, and no play drinks more than the
+    ``beer`` there is: so the strength kept is also at most the ``total`` less those plus the Beer, and
+    keeping more than the total less those takes that much Beer (a Tactic spent on a card that falls saves
+    nobody, but the Beer and Tactics together would let it count). The strength
     kept cannot be below 0 (no unit loses more strength than it has, and a unit's strength is lost on one
     side only), so a ``U`` for which it is cannot be any play's. So the play is worth at most the best
     ``U`` meeting all these, counted with at least ``floor`` cards let fall (a bound found elsewhere);
@@ -382,14 +403,19 @@ def combined(
             if most < kept:
                 kept = most
             # The strength lost and the Beer and Tactics spent add up to at least the sides' least costs, so
-            # keeping ``kept`` spends at least ``kept - base``; and no play spends more than the supply.
-            base = total - (summed >> COST)
-            if kept - base > spent:
-                spent = kept - base
-                if spent > supply:
-                    spent, kept = supply, base + supply
+            # keeping ``kept`` spends at least ``kept - base``, and no play spends more than the supply;
+            # likewise with the strength lost and the Beer drunk (``dry``), and the Beer there is.
+            base = total - ((summed >> COST) & MASK)
+            if kept > base + supply:
+                kept = base + supply
+            dry = total - (summed >> DRUNK)
+            if kept > dry + beer:
+                kept = dry + beer
             if kept < 0:
                 continue  # the sides would lose more strength than there is: no play lets fall just U
+            extra = kept - (base if base < dry else dry)
+            if extra > spent:
+                spent = extra
             value = fell + kept * KEPT - (u & skull_mask).bit_count() * BRAVERY - spent * SAVED
             if best is None or value > best:
                 best = value
@@ -547,7 +573,9 @@ class DeploymentBounds:
         self, n: int, figures: RevealFigures, f0: Closure, f1: Closure, f2: Closure, f3: Closure
     ) -> int:
         floor = max(figures.undefended - figures.catapults, 0)
-        sides = combined(n, figures.supply, figures.skull_mask, floor, self.strength, f0, f1, f2, f3)
+        sides = combined(
+            n, figures.supply, self.beer, figures.skull_mask, floor, self.strength, f0, f1, f2, f3
+        )
         return sides + figures.catapults * UNDEFENDED + figures.skulls * BRAVERY + figures.saved * SAVED
 
 
@@ -617,6 +645,7 @@ class StateBound:
         sides = combined(
             self.cards[i],
             supply,
+            beer,
             self.skull_mask[i],
             0,
             total,
@@ -654,7 +683,7 @@ class StateBound:
         best: int | None = None
         for j in range(4):
             f0, f1, f2, f3 = (one[x] if x == j else none[x] for x in range(4))
-            value = combined(n, supply, skulls, 0, total, f0, f1, f2, f3) + outside
+            value = combined(n, supply, beer, skulls, 0, total, f0, f1, f2, f3) + outside
             if best is None or value > best:
                 best = value
                 if best >= loose:

@@ -188,13 +188,14 @@ def test_a_cards_cached_outcomes_are_the_ways_of_taking_it(data: st.DataObject) 
 
 
 def _closure(*rows: tuple[int, int, int, int, int]) -> Closure:
-    """One side's figures over 2 cards from its rows ``(fall mask, kept, spent, lost, lost and spent)``."""
-    return Closure(tuple(rows), 2)
+    """One side's figures over 2 cards from its rows ``(fall mask, kept, spent, lost, lost and spent)``,
+    with the strength lost and Beer drunk together taken as the strength lost (no Beer drunk)."""
+    return Closure(tuple((*row, row[3]) for row in rows), 2)
 
 
 NOTHING = _closure((0, 0, 0, 0, 0))
 #: A side with no units and no hits, over 1 card.
-NOTHING_1 = Closure(((0, 0, 0, 0, 0),), 1)
+NOTHING_1 = Closure(((0, 0, 0, 0, 0, 0),), 1)
 
 
 @BOUNDS
@@ -263,7 +264,7 @@ def test_a_card_falls_if_any_side_it_hits_falls_so_the_sides_falls_add_up() -> N
     """D15: side 0 must let the first card fall and side 1 the second, so the play leaves both undefended,
     though each side alone lets only one fall."""
     value = combined(
-        2, 0, 0, 0, 0, _closure((0b01, 0, 0, 0, 0)), _closure((0b10, 0, 0, 0, 0)), NOTHING, NOTHING
+        2, 0, 0, 0, 0, 0, _closure((0b01, 0, 0, 0, 0)), _closure((0b10, 0, 0, 0, 0)), NOTHING, NOTHING
     )
     assert value_parts(value)[0] == 2
 
@@ -274,7 +275,7 @@ def test_a_set_of_falls_whose_losses_exceed_all_strength_is_no_play() -> None:
     with -1 strength kept, which the radix order would rank above a fall)."""
     side0 = _closure((0b0, 0, 0, 2, 2), (0b1, 0, 0, 0, 0))
     side1 = _closure((0b0, 0, 0, 1, 1), (0b1, 0, 0, 0, 0))
-    value = combined(2, 0, 0, 0, 2, side0, side1, NOTHING, NOTHING)
+    value = combined(2, 0, 0, 0, 0, 2, side0, side1, NOTHING, NOTHING)
     assert value == UNDEFENDED + 0 * KEPT
 
 
@@ -284,7 +285,9 @@ def test_the_sides_share_the_beer_and_tactics() -> None:
     side0 = _closure((0b00, 0, 1, 0, 1), (0b01, 0, 0, 0, 0))
     side1 = _closure((0b00, 0, 1, 0, 1), (0b10, 0, 0, 0, 0))
     for supply, falls in ((1, 1), (2, 0)):
-        value = combined(2, supply, 0, 0, 0, side0, side1, NOTHING, NOTHING) + supply * SAVED  # all saved
+        value = (
+            combined(2, supply, supply, 0, 0, 0, side0, side1, NOTHING, NOTHING) + supply * SAVED
+        )  # all saved
         assert value_parts(value) == (falls, 0, 0, supply - (2 - falls))
 
 
@@ -297,8 +300,32 @@ def test_keeping_strength_with_tactics_counts_the_tactics_spent() -> None:
     tactics = tuple(2 if t == rocks else 0 for t in range(len(TACTICS)))
     figures = SideRelaxation().figures(((2, rocks, False, 1),), 1, 1, 0, 0, tactics)
     side = Closure(figures, 1)
-    value = combined(1, 2, 0, 0, 3, side, NOTHING_1, NOTHING_1, NOTHING_1)
+    value = combined(1, 2, 0, 0, 0, 3, side, NOTHING_1, NOTHING_1, NOTHING_1)
     assert value == 3 * KEPT - 2 * SAVED
+
+
+def test_beer_makes_up_for_lost_strength_no_more_than_there_is() -> None:
+    """D13, D10: two sides each meet a card asking 1 more than their men hold; each keeps 1 more by giving
+    a man Beer. With 1 Beer and 1 Rock in store, the Beer and Tactics together would pay for both, but only
+    Beer does it, and there is 1: the bound keeps 3 of the 4 strength, not 4 (a Rock spent on a card that
+    falls saves nobody)."""
+    # Per side: kept 2 with the Beer (lost 0) or 1 without (lost 1); lost and spent together at least 1, and
+    # lost and Beer drunk together at least 1.
+    side = Closure(((0b00, 2, 0, 0, 1, 1),), 2)
+    value = combined(2, 2, 1, 0, 0, 4, side, side, NOTHING, NOTHING)
+    assert value == 3 * KEPT - 1 * SAVED
+    with_more_beer = combined(2, 2, 2, 0, 0, 4, side, side, NOTHING, NOTHING)
+    assert with_more_beer == 4 * KEPT - 2 * SAVED
+
+
+def test_a_side_counts_the_strength_lost_and_beer_drunk_together() -> None:
+    """D13: two men meet 2 strength with 1 Beer: both are spent (2 lost), or one drinks and the two lose 1
+    between them (1 lost, 1 Beer). Either way the strength lost and the Beer drunk add up to 2, which is the
+    side's sixth figure; the fewest lost alone is 1."""
+    figures = SideRelaxation().figures(((2, -1, False, 1),), 2, 0, 0, 1, (0,) * len(TACTICS))
+    (row,) = [row for row in figures if row[0] == 0]
+    assert row[3] == 1
+    assert row[5] == 2
 
 
 def test_a_unit_that_may_stand_on_two_sides_is_kept_once() -> None:
@@ -306,7 +333,7 @@ def test_a_unit_that_may_stand_on_two_sides_is_kept_once() -> None:
     but the strength kept is at most the strength there is less the strength lost."""
     side0 = _closure((0, 2, 0, 0, 0))
     side1 = _closure((0, 2, 0, 1, 1))
-    assert value_parts(combined(2, 0, 0, 0, 2, side0, side1, NOTHING, NOTHING))[1] == 1
+    assert value_parts(combined(2, 0, 0, 0, 0, 2, side0, side1, NOTHING, NOTHING))[1] == 1
 
 
 def test_a_unit_may_leave_a_side_before_it_falls() -> None:
