@@ -318,6 +318,46 @@ def test_beer_makes_up_for_lost_strength_no_more_than_there_is() -> None:
     assert with_more_beer == 4 * KEPT - 2 * SAVED
 
 
+def test_the_state_bound_lets_no_rock_pay_for_what_only_beer_saves() -> None:
+    """D13, D10, D28: the Arrows A31 ask 3 of sides 0, 1 and 2, then the Arrows A36, then the Final
+    Escalade F5 (the only card that takes Rocks). Sides 0, 1 and 2 hold 3 strength each, so each keeps
+    more only by giving a man Beer, and there are 2 Beer and 1 Rock. The best play keeps 4 strength and
+    saves 1; the state bound once kept 5 with nothing saved, as if the Rock could stand in for a third
+    Beer. Now it is the best play's value."""
+
+    def up(card_id: str) -> Slot:
+        return Slot(deck()[card_id].type, card_id)
+
+    position = Position(
+        round=2,
+        values=(4, 3, 3, 4, 5),
+        determination=2,
+        row=(up("F5"), up("A36"), up("A31")),
+        walls=(0, 0, 0, 0),
+        towers=(2, 1, 0, 0),
+        moat=1,
+        gate=3,
+        tactics={Tactic.ROCKS: 1},
+        craftsmen=11,
+        soldiers=0,
+        knights=0,
+        beer=2,
+        muster=1,
+    )
+    bounded = table(position, {}, {}, SideRelaxation())
+    assert [[(h.side, h.need) for h in at.hits] for at in bounded.attacks] == [
+        [(0, 3), (1, 3), (2, 3)],
+        [(0, 3), (1, 4), (2, 3)],
+        [(0, 4), (2, 4)],
+    ]
+    rocks = tuple(int(t is Tactic.ROCKS) for t in TACTICS)
+    state: State = ((1, 0, 2, 2, 0, 1, 2, 0, 0, 3, 0, 0), 2, rocks, 1)
+    exact = Table(bounded.attacks).best(0, state)
+    assert value_parts(exact) == (2, 4, 0, 1)
+    assert bounded.bound is not None
+    assert bounded.bound(0, state) == exact
+
+
 def test_a_side_counts_the_strength_lost_and_beer_drunk_together() -> None:
     """D13: two men meet 2 strength with 1 Beer: both are spent (2 lost), or one drinks and the two lose 1
     between them (1 lost, 1 Beer). Either way the strength lost and the Beer drunk add up to 2, which is the
