@@ -255,7 +255,10 @@ class SideRelaxation:
                 hits, min(m, most), min(k, most), min(down, most), beer, tactics, arrivals, departures, join
             )
             found = tuple(
-                [(mask, kept + extra, *rest) for mask, kept, *rest in inner]  # type: ignore[misc]
+                [
+                    (mask, kept + extra, spent, lost, cost, drunk)
+                    for mask, kept, spent, lost, cost, drunk in inner
+                ]
             )
             self.memo[raw] = found
             return found
