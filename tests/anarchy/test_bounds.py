@@ -221,20 +221,22 @@ def test_probe_stops_at_a_play_reaching_its_ceiling(position: Position, data: st
     assert bounded.best(0, state) == exact
 
 
+def _up(card_id: str) -> Slot:
+    """The card ``card_id`` face up in its slot."""
+    return Slot(deck()[card_id].type, card_id)
+
+
 def test_tactics_no_card_can_take_are_no_supply() -> None:
     """D10, D13: the sides together spend no more of a Tactic than its cards can take. Here two sides would
     each hold with the same 2 Rocks (Ladders A3 and the Final Escalade F6 both take Rocks); the 2 Bolts in
     store fit no card, so they do not make up for it, and the side bound sees all three undefended cards
     that the best play leaves (it saw two when any Tactic counted as supply)."""
 
-    def up(card_id: str) -> Slot:
-        return Slot(deck()[card_id].type, card_id)
-
     position = Position(
         round=5,
         values=(4, 3, 3, 4, 5),
         determination=3,
-        row=(up("F6"), up("A35"), up("A29"), up("A3"), up("A34"), up("A10")),
+        row=(_up("F6"), _up("A35"), _up("A29"), _up("A3"), _up("A34"), _up("A10")),
         walls=(1, 0, 0, 0),
         towers=(1, 1, 0, 0),
         moat=3,
@@ -325,14 +327,11 @@ def test_the_state_bound_lets_no_rock_pay_for_what_only_beer_saves() -> None:
     saves 1; the state bound once kept 5 with nothing saved, as if the Rock could stand in for a third
     Beer. Now it is the best play's value."""
 
-    def up(card_id: str) -> Slot:
-        return Slot(deck()[card_id].type, card_id)
-
     position = Position(
         round=2,
         values=(4, 3, 3, 4, 5),
         determination=2,
-        row=(up("F5"), up("A36"), up("A31")),
+        row=(_up("F5"), _up("A36"), _up("A31")),
         walls=(0, 0, 0, 0),
         towers=(2, 1, 0, 0),
         moat=1,
